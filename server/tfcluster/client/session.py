@@ -159,8 +159,8 @@ class BaseSession:
             values, stats = self._run_step(handle, feeds, handler, options)
         except errors.OpError as e:
             raise error_interpolation.with_graph_context(e, self._graph)  # noqa: B904 (TF's chain)
-        if run_metadata is not None and stats is not None:
-            run_metadata.step_stats.CopyFrom(stats)
+        if run_metadata is not None:
+            _fill_run_metadata(run_metadata, stats)
         return handler.build(list(values), feeds, self)
 
     def _run_step(
@@ -327,8 +327,8 @@ class BaseSession:
                 values, stats = self._run_step(handle, feeds, handler, options)
             except errors.OpError as e:
                 raise error_interpolation.with_graph_context(e, self._graph)  # noqa: B904
-            if run_metadata is not None and stats is not None:
-                run_metadata.step_stats.CopyFrom(stats)
+            if run_metadata is not None:
+                _fill_run_metadata(run_metadata, stats)
             return handler.build(list(values), feeds, self)
 
         return call
@@ -487,3 +487,13 @@ def _feed_value(tensor: Tensor, value: Any) -> Any:
 
 # Fetch structures a session keeps flattened (a training loop uses a few, over and over).
 _HANDLERS_KEPT = 32
+
+
+def _fill_run_metadata(run_metadata: Any, stats: Any) -> None:
+    """TF's session parses the step's RunMetadata into the caller's (replacing what it held;
+    empty without a trace), so any RunMetadata class of TF's wire format works, such as
+    tensorboard's compat protos."""
+    returned = config_pb2.RunMetadata()
+    if stats is not None:
+        returned.step_stats.CopyFrom(stats)
+    run_metadata.ParseFromString(returned.SerializeToString())

@@ -25,7 +25,7 @@ _MODULES = {
         "node_def_pb2": "tfcluster.protos.node_def_pb2",
         "op_def_pb2": "tfcluster.protos.op_def_pb2",
         "step_stats_pb2": "tfcluster.protos.step_stats_pb2",
-        "summary_pb2": "tensorboardX.proto.summary_pb2",
+        "summary_pb2": "tfcluster.protos.summary_pb2",
         "tensor_description_pb2": "tfcluster.protos.tensor_description_pb2",
         "tensor_pb2": "tfcluster.protos.tensor_pb2",
         "tensor_shape_pb2": "tfcluster.protos.tensor_shape_pb2",
@@ -56,7 +56,7 @@ _MODULES = {
         "feature_pb2": "tfcluster.protos.feature_pb2",
     },
     "util": {
-        "event_pb2": "tensorboardX.proto.event_pb2",
+        "event_pb2": "tfcluster.protos.event_pb2",
         "test_log_pb2": "tfcluster.protos.test_log_pb2",
     },
 }

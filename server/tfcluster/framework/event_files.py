@@ -12,10 +12,12 @@ import os
 import socket
 import threading
 import time
+from typing import Any
 
 from tensorboardX.event_file_writer import EventsWriter
-from tensorboardX.proto import event_pb2
 from tensorboardX.record_writer import RecordWriter
+
+from tfcluster.protos import event_pb2
 
 _lock = threading.Lock()
 _taken: set[str] = set()  # names this process opened: a file may not be on disk yet (remote fs)
@@ -34,6 +36,10 @@ class _NamedEventsWriter(EventsWriter):
         self._lock = threading.Lock()
         self.write_event(self._event)
         self.flush()  # as TF: the file's first record is on disk as soon as it exists
+
+    def write_event(self, event: Any) -> None:
+        """Appends an Event of TF's wire format (tf.Event, tfcluster.protos' class)."""
+        self._write_serialized_event(event.SerializeToString())
 
 
 def open_events_file(logdir: str, suffix: str = "") -> EventsWriter:

@@ -90,8 +90,9 @@ def _message_classes(module: Any) -> list[type]:
     return found
 
 
-# tfcluster's summary and event messages are tensorboardX's (tf.Summary, tf.Event, ...).
-_SHARED_MODULES = ("tensorboardX.proto.summary_pb2", "tensorboardX.proto.event_pb2")
+# Message modules outside tfcluster.protos that tfcluster exposes (none now: tf.Summary and
+# tf.Event are tfcluster.protos' summary_pb2 and event_pb2).
+_SHARED_MODULES: tuple[str, ...] = ()
 
 
 def install() -> None:

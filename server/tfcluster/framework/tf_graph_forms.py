@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from tfcluster.framework import dtypes, op_def_registry, op_signatures
 from tfcluster.framework.func_graph import (
@@ -82,6 +82,7 @@ def _unique(name: str, taken: set[str]) -> str:
     return candidate
 
 
+_T = TypeVar("_T")
 _REWRITTEN_OPS = frozenset({"_InitializedValue", "_RefHandle", *_WHILE_OPS})
 
 
@@ -470,8 +471,8 @@ def _while_as_v1_loop(
         out.append(node)
         return node
 
-    def enter(value: str, dtype: int, constant: bool, op: str = "Enter") -> str:
-        node = add(f"{scope}/Enter", op, [value, *controls], T=dtype)
+    def enter(value: str, dtype: int, constant: bool, op: str = "Enter", name: str = "") -> str:
+        node = add(name or f"{scope}/Enter", op, [value, *controls], T=dtype)
         node.attr["frame_name"].s = frame.encode()
         node.attr["is_constant"].b = constant
         node.attr["parallel_iterations"].i = parallel
@@ -485,70 +486,88 @@ def _while_as_v1_loop(
     types = var_types + ([_INT32] * count_wanted)
     starts = list(data[:n])
     if count_wanted:
-        zero = _const(_unique(f"{scope}/Const", taken), _INT32, 0, nd.device)
+        # TF's while_loop names its counter iteration_counter (with maximum_iterations).
+        counter = f"{scope}/iteration_counter" if has_max else f"{scope}/Const"
+        zero = _const(_unique(counter, taken), _INT32, 0, nd.device)
         out.append(zero)
         starts.append(zero.name)
-    enters = [enter(x, t, False) for x, t in zip(starts, types)]
-    # Loop invariants: the captures (a variable itself through a RefEnter).
+    # The order the per-variable nodes are made in (their _1, _2 suffixes): TF's while_loop
+    # with maximum_iterations puts its counter first.
+    made = list(range(len(types)))
+    if has_max and count_wanted:
+        made = [len(types) - 1, *made[:-1]]
+
+    def in_order(make: Callable[[int], _T]) -> list[_T]:
+        by_index = {k: make(k) for k in made}
+        return [by_index[k] for k in range(len(types))]
+
+    enters = in_order(lambda k: enter(starts[k], types[k], False))
+    # Loop invariants: the captures (a variable itself through a RefEnter), each Enter named
+    # after the first op that reads it (TF makes it when that op is made: "Less/Enter").
     invariants: dict[int, str] = {}
     for j, raw in enumerate(data[n:]):
+        reader = _first_reader(cond_gd, cond_args.get(n + j)) or _first_reader(
+            body_gd, body_args.get(n + j)
+        )
+        name = f"{reader}/Enter" if reader else ""
         src = by_name.get(parse_input(raw)[0])
         if src is not None and src.op == "_RefHandle":
             (ref,) = [r for r in src.input if not r.startswith("^")]
-            invariants[n + j] = enter(ref, src.attr["T"].type, True, "RefEnter")
+            invariants[n + j] = enter(ref, src.attr["T"].type, True, "RefEnter", name)
         else:
             dtype = nd.attr["Tcaptures"].list.type[j]
-            invariants[n + j] = enter(raw, dtype, True)
-    merges = []
-    for k, (e, t) in enumerate(zip(enters, types)):
-        merge = add(
-            cond_args[k] if k in cond_args and k < n else f"{scope}/Merge", "Merge", [e, e], T=t
-        )
+            invariants[n + j] = enter(raw, dtype, True, name=name)
+
+    def make_merge(k: int) -> node_def_pb2.NodeDef:
+        name = cond_args[k] if k in cond_args and k < n else f"{scope}/Merge"
+        merge = add(name, "Merge", [enters[k], enters[k]], T=types[k])
         merge.attr["N"].i = 2
-        merges.append(merge)
+        return merge
+
+    merges = in_order(make_merge)
     cond_map = {
         **{cond_args[k]: merges[k].name for k in cond_args if k < n},
         **{cond_args[k]: invariants[k] for k in cond_args if k >= n},
     }
-    (pred,) = _inline_loop_function(cond_gd, cond_map, merges[0].name, add)
+    (pred,) = _inline_loop_function(cond_gd, cond_map, merges[made[0]].name, add)
     if count_wanted and limit is not None:
-        limit_enter = enter(limit, _INT32, True)
-        less = add(f"{scope}/Less", "Less", [merges[-1].name, limit_enter], T=_INT32)
+        less_name = _unique(f"{scope}/Less", taken)
+        limit_enter = enter(limit, _INT32, True, name=f"{less_name}/Enter")
+        less = add(less_name, "Less", [merges[-1].name, limit_enter], unique=False, T=_INT32)
         pred = add(f"{scope}/LogicalAnd", "LogicalAnd", [less.name, pred]).name
     loop_cond = add(f"{scope}/LoopCond", "LoopCond", [pred])
     if mark:  # tfcluster's import_graph_def makes it a While again (differentiable)
         loop_cond.attr[FUNCTIONAL_WHILE_MARK].b = True
-    switches = [
-        add(f"{scope}/Switch", "Switch", [m.name, loop_cond.name], T=t)
-        for m, t in zip(merges, types)
-    ]
-    exits = []
-    for k, (s, t) in enumerate(zip(switches, types)):
+    switches = in_order(
+        lambda k: add(f"{scope}/Switch", "Switch", [merges[k].name, loop_cond.name], T=types[k])
+    )
+
+    def make_exit(k: int) -> node_def_pb2.NodeDef:
         if k in results_as.names:  # the stand-in's name (already taken, by it)
-            exits.append(add(results_as.names[k], "Exit", [s.name], T=t, unique=False))
-        else:
-            exits.append(add(f"{scope}/Exit", "Exit", [s.name], T=t))
-    idents = [
-        add(
+            return add(results_as.names[k], "Exit", [switches[k].name], T=types[k], unique=False)
+        return add(f"{scope}/Exit", "Exit", [switches[k].name], T=types[k])
+
+    exits = in_order(make_exit)
+    idents = in_order(
+        lambda k: add(
             body_args[k] if k in body_args and k < n else f"{scope}/Identity",
             "Identity",
-            [f"{s.name}:1"],
-            T=t,
+            [f"{switches[k].name}:1"],
+            T=types[k],
         )
-        for k, (s, t) in enumerate(zip(switches, types))
-    ]
+    )
     body_map = {
         **{body_args[k]: idents[k].name for k in body_args if k < n},
         **{body_args[k]: invariants[k] for k in body_args if k >= n},
     }
-    results = _inline_loop_function(body_gd, body_map, idents[0].name, add)
+    results = _inline_loop_function(body_gd, body_map, idents[made[0]].name, add)
     if count_wanted:
         one = _const(_unique(f"{scope}/add/y", taken), _INT32, 1, nd.device)
-        one.input.append("^" + idents[0].name)
+        one.input.append("^" + idents[made[0]].name)
         out.append(one)
         results.append(add(f"{scope}/add", "AddV2", [idents[-1].name, one.name], T=_INT32).name)
-    for k, (result, t) in enumerate(zip(results, types)):
-        nxt = add(f"{scope}/NextIteration", "NextIteration", [result], T=t)
+    for k in made:
+        nxt = add(f"{scope}/NextIteration", "NextIteration", [results[k]], T=types[k])
         merges[k].input[1] = nxt.name
     if not results_as.identity_n:
         return out
@@ -563,6 +582,44 @@ def _while_as_v1_loop(
         del final.attr[OUTPUT_SHAPES_ATTR].list.shape[len(types) :]
     out.append(final)
     return out
+
+
+def _first_reader(gd: graph_pb2.GraphDef, arg: str | None) -> str | None:
+    """The name of the first node of a loop function (its creation order) that reads the
+    argument node `arg` as data."""
+    if arg is None:
+        return None
+    for node in gd.node:
+        if node.op in ARG_OPS or node.op == RETVAL_OP:
+            continue
+        if any(not raw.startswith("^") and parse_input(raw)[0] == arg for raw in node.input):
+            # A control-flow reader (a nested loop or cond) keeps the loop's own Enter name.
+            return None if node.op in _FRAME_OPS else node.name
+    return None
+
+
+_FRAME_OPS = frozenset(
+    {
+        "Switch",
+        "RefSwitch",
+        "Merge",
+        "RefMerge",
+        "Enter",
+        "RefEnter",
+        "Exit",
+        "RefExit",
+        "NextIteration",
+        "LoopCond",
+        "If",
+        "StatelessIf",
+        "While",
+        "StatelessWhile",
+        "_If",
+        "_While",
+        "Identity",
+        "IdentityN",
+    }
+)
 
 
 def _inline_loop_function(

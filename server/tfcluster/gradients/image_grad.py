@@ -95,7 +95,8 @@ def _extract_image_patches_grad(op: Operation, grad: Tensor) -> Any:
     batch, rows, cols, depth = (shape[i] for i in range(4))
     count = rows * cols
     numbers = array_ops.reshape(
-        math_ops.range(1, count + 1, dtype=dtypes.int64), array_ops.stack([1, rows, cols, 1])
+        math_ops.range_cast_to(1, count + 1, dtype=dtypes.int64),
+        array_ops.stack([1, rows, cols, 1]),
     )
     where = image_window_ops.extract_image_patches(
         numbers,

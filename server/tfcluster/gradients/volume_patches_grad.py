@@ -19,7 +19,7 @@ def _extract_volume_patches_grad(op: Operation, grad: Tensor) -> Any:
     batch, planes, rows, cols, depth = (shape[i] for i in range(5))
     count = planes * rows * cols
     numbers = array_ops.reshape(
-        math_ops.range(1, count + 1, dtype=dtypes.int64),
+        math_ops.range_cast_to(1, count + 1, dtype=dtypes.int64),
         array_ops.stack([1, planes, rows, cols, 1]),
     )
     where = extract_volume_patches(

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from tensorboardX.proto import event_pb2, summary_pb2
 
 from tfcluster.framework import errors
 from tfcluster.kernels import dataset_base as base
@@ -20,6 +19,7 @@ from tfcluster.kernels import summary_writers
 from tfcluster.kernels.dataset import _resource_names
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.summary import histogram_proto
+from tfcluster.protos import event_pb2, summary_pb2
 
 # TF's separator between a prefix (or the statistics' tag) and a statistic's name.
 DELIMITER = "::"

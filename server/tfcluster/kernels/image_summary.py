@@ -10,7 +10,6 @@ import wave
 from typing import Any
 
 import numpy as np
-from tensorboardX.proto import summary_pb2
 
 from tfcluster.framework import tensor_util
 from tfcluster.kernels import png_writing
@@ -18,7 +17,7 @@ from tfcluster.kernels.audio_wav import float_to_pcm16
 from tfcluster.kernels.common import host_array, invalid, shape_str
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.summary import _as_str, _string
-from tfcluster.protos import tensor_pb2
+from tfcluster.protos import summary_pb2, tensor_pb2
 
 _ZERO_THRESHOLD = np.float32(1e-6)
 

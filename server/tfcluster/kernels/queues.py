@@ -7,7 +7,9 @@ in the enqueue line, so it waits for the enqueues before it; close with
 cancel_pending_enqueues fails those at once. A dequeue_many that must wait is woken once
 all it asks for is there (or the queue is full, when it takes what there is and waits for
 the rest): one wake-up per batch, where TF takes elements one by one as they come, with the
-same result. Blocked kernels give up when their step's deadline passes or it is cancelled.
+same result. An enqueue waiting for room is fed by the dequeue that makes it (TF's queue
+runs its waiting attempts when it flushes its lines). Blocked kernels give up when their
+step's deadline passes or it is cancelled.
 """
 
 from __future__ import annotations
@@ -37,12 +39,16 @@ def _invalid(message: str) -> errors.OpError:
 
 
 class _Attempt:
-    """One enqueue, close or dequeue waiting for its turn in a queue's line."""
+    """One enqueue, close or dequeue waiting for its turn in a queue's line. An enqueue at
+    the front of its line that found the queue open keeps the elements it has still to put
+    in `pending` (started): whoever makes room puts them in."""
 
-    __slots__ = ("cancelled",)
+    __slots__ = ("cancelled", "pending", "started")
 
-    def __init__(self) -> None:
+    def __init__(self, pending: Sequence[Element] = ()) -> None:
         self.cancelled = False
+        self.pending: collections.deque[Element] = collections.deque(pending)
+        self.started = False
 
 
 class QueueResource:
@@ -222,22 +228,41 @@ class QueueResource:
                     self._put(element)
                 self._wake_dequeuer()
                 return
-            attempt = _Attempt()
+            attempt = _Attempt(elements)
             self._enqueuers.append(attempt)
             try:
                 self._await_turn(self._enqueuers, attempt, ctx)
                 self._check_not_cancelled(attempt)
                 if self.closed:
                     raise self._closed_error()
-                for element in elements:
-                    wait_until(self._cond, lambda: attempt.cancelled or not self._full(), ctx)
-                    self._check_not_cancelled(attempt)
-                    self._put(element)
-                    self._wake_dequeuer()
+                attempt.started = True
+                self._feed_enqueuer()
+                wait_until(self._cond, lambda: attempt.cancelled or not attempt.pending, ctx)
+                self._check_not_cancelled(attempt)
             except errors.CancelledError as e:
                 raise _as_op_cancelled(e, "Enqueue") from None
             finally:
                 self._leave(self._enqueuers, attempt)
+
+    def _feed_enqueuer(self) -> None:
+        """Puts the elements of the enqueue at the front of its line in while there is room,
+        under the queue's lock, as TF's queue runs a waiting enqueue when a dequeue makes
+        room: the dequeue's step (a size read right after it) sees the queue refilled."""
+        front = self._enqueuers[0] if self._enqueuers else None
+        if front is None or not front.started or front.cancelled or not front.pending:
+            return
+        moved = False
+        while front.pending and not self._full():
+            self._put(front.pending.popleft())
+            moved = True
+        if moved:
+            self._cond.notify_all()
+
+    def _made_room(self) -> None:
+        """After a dequeue took elements: the waiting enqueue fills the room, everyone waiting
+        looks again."""
+        self._feed_enqueuer()
+        self._cond.notify_all()
 
     def _wake_dequeuer(self) -> None:
         if self._need and (self._available() >= self._need or self._full()):
@@ -280,7 +305,7 @@ class QueueResource:
             if not self._dequeuers and self._available() >= n:
                 taken = [self._take() for _ in range(n)]
                 if self._enqueuers:
-                    self._cond.notify_all()  # room for enqueues waiting
+                    self._made_room()  # room for enqueues waiting
                 return taken
             attempt = _Attempt()
             self._dequeuers.append(attempt)
@@ -310,7 +335,7 @@ class QueueResource:
             k = min(n - len(taken), self._available())
             if k > 0:
                 taken.extend(self._take() for _ in range(k))
-                self._cond.notify_all()
+                self._made_room()
             if len(taken) == n:
                 return taken
             self._wait_for_elements(ctx, n - len(taken))
@@ -508,7 +533,7 @@ class PriorityQueueResource(QueueResource):
             k = min(n - len(taken), len(self._heap))
             if k > 0:
                 taken.extend(self._take() for _ in range(k))
-                self._cond.notify_all()
+                self._made_room()
             if len(taken) == n:
                 return taken
             self._wait_for_elements(ctx, n - len(taken))

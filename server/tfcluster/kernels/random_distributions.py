@@ -1,8 +1,8 @@
 """Random kernels beyond uniform/normal, and the stateless ones.
 
 Multinomial reads TF's GuardedPhiloxRandom stream as TF 1.15's CPU kernel does, so a seeded
-graph samples TF's classes. RandomGamma and RandomPoisson keep a numpy generator per node
-seeded from (seed, seed2), draw on the host, and the result moves to the kernel's device.
+graph samples TF's classes; so do RandomGamma and RandomPoisson (kernels/_tf_gamma_poisson.py),
+drawn on the host, the result moved to the kernel's device.
 Stateless ops (StatelessRandom*, StatelessTruncatedNormal, StatelessMultinomial) are pure
 functions of their seed computed with TF's own Philox generator, so they give TensorFlow's
 numbers.
@@ -11,13 +11,12 @@ numbers.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _philox
+from tfcluster.kernels import _philox, _tf_gamma_poisson
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels._eigen_parallel import parallel_for_blocks
 from tfcluster.kernels._philox_stream import PhiloxStream
@@ -27,14 +26,6 @@ from tfcluster.kernels.special_math import igamma_grad_a, lgamma
 from tfcluster.runtime import thread_budget
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
-
-
-def _generator(node: Any) -> np.random.Generator:
-    seed = int(node.attrs.get("seed", 0))
-    seed2 = int(node.attrs.get("seed2", 0))
-    if seed == 0 and seed2 == 0:
-        return np.random.default_rng()
-    return np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, seed2 & 0xFFFFFFFFFFFFFFFF])
 
 
 def _shape(value: Any) -> tuple[int, ...]:
@@ -154,20 +145,17 @@ def stateless_multinomial(node: Any, xp: Any) -> Compute:
 
 @kernel("RandomGamma", host=(0, 1))
 def random_gamma(node: Any, xp: Any) -> Compute:
-    rng = _generator(node)
-    lock = threading.Lock()
+    """TF 1.15's sampler on the node's Philox stream (kernels/_tf_gamma_poisson.py)."""
+    gen = _Generator(node)
     dtype = u.np_dtype(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         shape = _shape(ins[0])
         alpha = u.host(ins[1]).astype(np.float64)
-        full = shape + alpha.shape
-        with lock, np.errstate(all="ignore"):
-            draws = rng.standard_gamma(np.broadcast_to(np.maximum(alpha, 0.0), full))
-        # alpha 0 draws 0 as TF's sampler does (u ** (1 / alpha) with 1 / 0 = inf); the op
-        # then lifts it to the dtype's tiny. A negative alpha has no distribution.
-        draws = np.where(alpha >= 0, draws, np.nan)
-        return (xp.asarray(draws.astype(dtype)),)
+        samples = int(np.prod(shape, dtype=np.int64))
+        start = gen.reserve_outputs(samples * alpha.size)
+        draws = _tf_gamma_poisson.gamma(start, alpha, samples)
+        return (xp.asarray(draws.reshape(shape + alpha.shape).astype(dtype)),)
 
     return compute
 
@@ -192,18 +180,19 @@ def random_gamma_grad(node: Any, xp: Any) -> Compute:
 
 def _poisson(version: int) -> Callable[[Any, Any], Compute]:
     def factory(node: Any, xp: Any) -> Compute:
-        rng = _generator(node)
-        lock = threading.Lock()
+        """TF 1.15's sampler on the node's Philox stream (kernels/_tf_gamma_poisson.py)."""
+        gen = _Generator(node)
         dtype = u.np_dtype(node, "dtype")
+        info = np.iinfo(dtype) if np.issubdtype(dtype, np.integer) else np.finfo(dtype)
+        highest = float(info.max)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             shape = _shape(ins[0])
             rate = u.host(ins[1]).astype(np.float64)
-            full = shape + rate.shape
-            with lock:
-                draws = rng.poisson(np.broadcast_to(np.maximum(rate, 0.0), full)).astype(np.float64)
-            draws = np.where(rate >= 0, draws, np.nan)
-            return (xp.asarray(draws.astype(dtype)),)
+            samples = int(np.prod(shape, dtype=np.int64))
+            start = gen.reserve_outputs(samples * rate.size)
+            draws = _tf_gamma_poisson.poisson(start, rate, samples, highest)
+            return (xp.asarray(draws.reshape(shape + rate.shape).astype(dtype)),)
 
         return compute
 

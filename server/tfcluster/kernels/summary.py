@@ -1,7 +1,8 @@
 """Kernels of the summary ops: each returns a serialized `Summary` proto (a string scalar).
 
-The Summary/HistogramProto classes come from tensorboardX's copy of TensorBoard's protos, so
-what these kernels write is exactly what TensorBoard reads.
+The Summary/HistogramProto classes are tfcluster.protos' copies of TF's summary.proto (its
+field numbers, with tfcluster's TensorProto), so what these kernels write is exactly what
+TensorBoard reads.
 """
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from tensorboardX.proto import summary_pb2, tensor_pb2, tensor_shape_pb2
 
 from tfcluster.framework import dtypes, errors
 from tfcluster.kernels.registry import CPU_ONLY, kernel
+from tfcluster.protos import summary_pb2, tensor_pb2, tensor_shape_pb2
 
 
 def _string(serialized: bytes) -> np.ndarray:

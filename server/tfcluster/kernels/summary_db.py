@@ -21,10 +21,9 @@ import time
 from typing import Any
 
 import numpy as np
-from tensorboardX.proto import event_pb2, summary_pb2
 
 from tfcluster.framework import dtypes, errors, tensor_util
-from tfcluster.protos import graph_pb2, node_def_pb2, tensor_pb2
+from tfcluster.protos import event_pb2, graph_pb2, node_def_pb2, summary_pb2
 
 # (table, columns) in TF's order; the indexes as (name, table, columns, condition).
 _TABLES = (
@@ -460,7 +459,6 @@ def _value_tensor(v: summary_pb2.Summary.Value) -> tuple[np.ndarray | None, str]
         ), "images"
     if kind == "audio":
         return np.array([[v.audio.encoded_audio_string, b""]], dtype=object), "audio"
-    if kind == "tensor":  # tensorboardX's TensorProto: the same bytes as tfcluster's
-        proto = tensor_pb2.TensorProto.FromString(v.tensor.SerializeToString())
-        return np.asarray(tensor_util.make_ndarray(proto)), ""
+    if kind == "tensor":
+        return np.asarray(tensor_util.make_ndarray(v.tensor)), ""
     return None, ""

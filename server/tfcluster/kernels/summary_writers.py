@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 from tensorboardX.event_file_writer import EventsWriter
-from tensorboardX.proto import event_pb2, summary_pb2
 
 from tfcluster.framework import errors
 from tfcluster.framework.event_files import open_events_file
@@ -24,6 +23,7 @@ from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.resource_waits import ResourceName
 from tfcluster.kernels.summary import histogram_proto, tensor_summary
 from tfcluster.kernels.summary_db import SummaryDb
+from tfcluster.protos import event_pb2, summary_pb2
 
 
 def _text(value: Any) -> str:

@@ -1,5 +1,5 @@
 """tf.summary's smaller names as TF 1.15 graph mode has them: the SummaryDescription and
-TaggedRunMetadata protos (tensorboardX's, the same wire format as TF's, like tf.Summary),
+TaggedRunMetadata protos (TF's event and summary protos, in tfcluster.protos, like tf.Summary),
 get_summary_description, all_v2_summary_ops and initialize."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from google.protobuf import json_format
-from tensorboardX.proto.event_pb2 import TaggedRunMetadata
-from tensorboardX.proto.summary_pb2 import SummaryDescription
 
 from tfcluster.framework.graph import get_collection
+from tfcluster.protos.event_pb2 import TaggedRunMetadata
+from tfcluster.protos.summary_pb2 import SummaryDescription
 
 # TF's collection of v2 (tf.contrib.summary) summary ops.
 _SUMMARY_V2_COLLECTION = "_SUMMARY_V2"

@@ -256,7 +256,31 @@ def _autopacking_conversion(
     inferred = _nested_dtype(value)
     if inferred is None:
         return NotImplemented
-    return _autopack(value, dtype or inferred, name or "packed")
+    if dtype is None:
+        dtype = inferred
+    elif dtype != inferred:
+        # TF 1.15 casts every tensor of another dtype first (raw Cast ops where the list is
+        # converted, before the Pack's scope): a list of float32 tensors asked for as int32
+        # (the axis of a TF 0.x tf.concat(0, [a, b]) call) packs as int32.
+        value = _cast_nested_tensors(value, dtype)
+    return _autopack(value, dtype, name or "packed")
+
+
+def _cast_nested_tensors(value: Any, dtype: dtypes.DType) -> Any:
+    """value's tensors of another dtype cast to dtype, through nested lists and tuples (TF's
+    nest.map_structure of _cast_nested_seqs_to_dtype)."""
+    if _is_tensor_like(value):
+        t = convert_to_tensor(value)
+        if t.dtype.base_dtype == dtype:
+            return value
+        attrs = {"SrcT": t.dtype.base_dtype, "DstT": dtype, "Truncate": False}
+        return make_op("Cast", [t], attrs, name="Cast").outputs[0]
+    if isinstance(value, (list, tuple)):
+        items = [_cast_nested_tensors(v, dtype) for v in value]
+        if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple
+            return type(value)(*items)
+        return type(value)(items)
+    return value
 
 
 register_tensor_conversion_function(list, _autopacking_conversion, 99)
@@ -840,8 +864,7 @@ def concat(values: Any, axis: Any, name: str | None = "concat") -> Tensor:
         # TF names the Identity `name` inside the scope `name` opens (concat/concat).
         with name_scope(name, "concat"):
             a = convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
-            if a.shape.ndims not in (None, 0):
-                raise ValueError(f"axis must be a scalar, got shape {_shape_str(a.shape)}")
+            a.get_shape().assert_has_rank(0)  # TF's check, and its message
             return identity(values[0], name=name)
     with name_scope(name, "ConcatV2", list(values)) as scope:
         tensors = _convert_list(values, "values", "ConcatV2")
@@ -1441,7 +1464,7 @@ def _batch_gather_nd(params: Any, indices: Any, batch_dims: int, name: str | Non
         flat_params = reshape(p, concat([batch_size, p_shape[batch_dims:]], 0))
         flat_indices = reshape(i, concat([batch_size, i_shape[batch_dims:]], 0))
         # The batch position of every index, broadcast over the index dims.
-        positions = math_ops.range(0, batch_size[0], 1, dtype=i.dtype.base_dtype)
+        positions = math_ops.range_cast_to(0, batch_size[0], 1, dtype=i.dtype.base_dtype)
         positions = reshape(positions, [-1] + [1] * (i_rank - batch_dims))
         positions = math_ops.add(positions, zeros_like(flat_indices[..., :1]))
         gathered = gather_nd(flat_params, concat([positions, flat_indices], -1))

@@ -882,8 +882,8 @@ def _tensordot_axes(a: Tensor, axes: Any) -> tuple[Any, Any]:
             return list(range(rank - axes, rank)), list(range(axes))
         rank_t = array_ops.rank(a)
         return (
-            math_ops.range(rank_t - axes, rank_t, dtype=dtypes.int32),
-            math_ops.range(axes, dtype=dtypes.int32),
+            math_ops.range_cast_to(rank_t - axes, rank_t, dtype=dtypes.int32),
+            math_ops.range_cast_to(axes, dtype=dtypes.int32),
         )
     if isinstance(axes, (list, tuple)):
         if len(axes) != 2:

@@ -1382,16 +1382,45 @@ def accumulate_n(
 def range(
     start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range"
 ) -> Tensor:
-    """[start, start + delta, ...) up to limit; dtype follows the widest of the arguments."""
+    """[start, start + delta, ...) up to limit. With a dtype each argument is converted to
+    it (no casts: an int32 tensor asked for as int64 is ValueError, as in TF 1.15); without
+    one the arguments are cast to the widest of them."""
+    if limit is None:
+        start, limit = 0, start
+    order_names = ("start", "limit", "delta")
+    with name_scope(name, "Range", [start, limit, delta]) as scope:
+        order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
+        values = [
+            convert_to_tensor(v, dtype=dtype, name=n)
+            for v, n in zip((start, limit, delta), order_names)
+        ]
+        if dtype is None:
+            # TF asserts the arguments' dtypes (an `assert` statement).
+            if not builtins.all(v.dtype in order for v in values):
+                raise AssertionError()
+            want = builtins.max((v.dtype for v in values), key=order.index)
+            values = [cast(v, want) for v in values]
+        tidx = values[0].dtype.base_dtype
+        if tidx not in (dtypes.bfloat16, *order):
+            allowed = "bfloat16, float32, float64, int32, int64"
+            raise TypeError(
+                f"Value passed to parameter 'start' has DataType {tidx.name} not in list of "
+                f"allowed values: {allowed}"
+            )
+        return make_op("Range", values, {"Tidx": tidx}, name=scope).outputs[0]
+
+
+def range_cast_to(
+    start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range"
+) -> Tensor:
+    """tf.range for the library's own graphs: the arguments, of any integer or float dtype,
+    cast to `dtype` (the widest of theirs without one)."""
     if limit is None:
         start, limit = 0, start
     order_names = ("start", "limit", "delta")
     with name_scope(name, "Range", [start, limit, delta]) as scope:
         order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
         values = [convert_to_tensor(v, name=n) for v, n in zip((start, limit, delta), order_names)]
-        for v in values:
-            if v.dtype.base_dtype not in order:
-                raise TypeError(f"range arguments must be int32/int64/float32/float64, got {v}")
         if dtype is not None:
             want = dtypes.as_dtype(dtype).base_dtype
         else:

@@ -544,7 +544,7 @@ class RaggedTensor:
                     row_splits_dtype=row_splits_dtype,
                 )
                 nrows = input_shape[0]
-                splits = math_ops.range(nrows + 1, dtype=row_splits_dtype) * ncols
+                splits = math_ops.range_cast_to(nrows + 1, dtype=row_splits_dtype) * ncols
                 return cls.from_row_splits(inner, splits, validate=False)
             nrows = input_shape[0]
             static = tensor.shape.as_list()
@@ -580,7 +580,7 @@ class RaggedTensor:
             values.set_shape(
                 TensorShape([static_nrows * static_ncols if known else None, *static[2:]])
             )
-            splits = math_ops.range(nrows + 1, dtype=row_splits_dtype) * ncols
+            splits = math_ops.range_cast_to(nrows + 1, dtype=row_splits_dtype) * ncols
             splits.set_shape([None if static_nrows is None else static_nrows + 1])
             return cls.from_row_splits(values, splits, validate=False)
 
@@ -613,7 +613,7 @@ class RaggedTensor:
                 default = broadcast_ops.broadcast_to(default_value, inner_shape)
             # Gather rows of values (and the default, placed after them) into the dense grid.
             padded = array_ops.concat([values, array_ops.expand_dims(default, 0)], axis=0)
-            cols = math_ops.range(ncols, dtype=dtype)
+            cols = math_ops.range_cast_to(ncols, dtype=dtype)
             in_row = math_ops.less(
                 array_ops.expand_dims(cols, 0), array_ops.expand_dims(lengths, 1)
             )

@@ -143,8 +143,13 @@ def random_poisson(
     """Poisson(lam) samples of shape `shape + lam.shape`."""
     with name_scope(name, "random_poisson", [lam, shape]):
         shape_t = convert_to_tensor(shape, name="shape", dtype=dtypes.int32)
-        rate = convert_to_tensor(lam, name="lam")
+        # The seed is taken before lam is converted (the op seed counts the ops made so
+        # far); a lam that is no tensor becomes the op's input "rate" inside the op's own
+        # scope, float64 unless it cannot be (the R attr's default), as TF's op_def_library
+        # converts it.
         seed1, seed2 = _seeds(seed)
+        with name_scope("RandomPoissonV2") as scope:
+            rate = convert_to_tensor(lam, name="rate", preferred_dtype=dtypes.float64)
         attrs = {
             "seed": seed1,
             "seed2": seed2,
@@ -152,7 +157,7 @@ def random_poisson(
             "R": rate.dtype.base_dtype,
             "dtype": dtypes.as_dtype(dtype).base_dtype,
         }
-        return make_op("RandomPoissonV2", [shape_t, rate], attrs, name="RandomPoissonV2").outputs[0]
+        return make_op("RandomPoissonV2", [shape_t, rate], attrs, name=scope).outputs[0]
 
 
 # ---- stateless ------------------------------------------------------------------------------

@@ -797,7 +797,7 @@ def sparse_eye(
         rows = _int64_tensor(num_rows, "num_rows")
         cols = rows if num_columns is None else _int64_tensor(num_columns, "num_columns")
         diag = math_ops.minimum(rows, cols)
-        rng = math_ops.range(diag, dtype=_I64)
+        rng = math_ops.range_cast_to(diag, dtype=_I64)
         return SparseTensor(
             array_ops.stack([rng, rng], axis=1),
             array_ops.ones(array_ops.reshape(diag, [1]), dtype=dtype),

@@ -13,8 +13,6 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from tensorboardX.proto import summary_pb2
-
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import (
     GraphKeys,
@@ -26,7 +24,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.op_util import NUMERIC, Outputs, check_dtype, make_op
-from tfcluster.protos import tensor_pb2
+from tfcluster.protos import summary_pb2, tensor_pb2
 
 _STRING_SCALAR = [(dtypes.string, TensorShape([]))]
 

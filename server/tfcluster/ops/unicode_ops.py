@@ -132,7 +132,7 @@ def _encode_rows(t: Tensor, attrs: dict[str, Any]) -> Tensor:
     recursing once on the ragged form: UnicodeEncode/UnicodeEncode/UnicodeEncode)."""
     with name_scope(None, "UnicodeEncode", [t]):
         shape = array_ops.shape(t, out_type=dtypes.int64)
-        splits = math_ops.range(shape[0] + 1, dtype=dtypes.int64) * shape[1]
+        splits = math_ops.range_cast_to(shape[0] + 1, dtype=dtypes.int64) * shape[1]
         values = array_ops.reshape(t, [-1])
         out = make_op("UnicodeEncode", [values, splits], attrs, name="UnicodeEncode").outputs[0]
         out.set_shape(TensorShape([t.shape.as_list()[0]]))
@@ -209,7 +209,7 @@ def ngrams(
                 raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")
         shape = array_ops.shape(t, out_type=dtypes.int64)
         rows = math_ops.reduce_prod(shape[:-1])
-        splits = math_ops.range(rows + 1, dtype=dtypes.int64) * shape[-1]
+        splits = math_ops.range_cast_to(rows + 1, dtype=dtypes.int64) * shape[-1]
         attrs = {
             "separator": separator,
             "ngram_widths": [int(w) for w in widths],
@@ -347,7 +347,7 @@ def _encode_each(codepoints: Any, encoding: str, errors: str, replacement: int) 
             _encode_each(codepoints.flat_values, encoding, errors, replacement)
         )
     count = array_ops.shape(codepoints, out_type=dtypes.int64)[0]
-    splits = math_ops.range(count + 1, dtype=dtypes.int64)
+    splits = math_ops.range_cast_to(count + 1, dtype=dtypes.int64)
     attrs = {
         "output_encoding": encoding,
         "errors": errors,

@@ -8,8 +8,7 @@ the files matching P itself.
 
 from __future__ import annotations
 
-import contextlib
-import glob
+import logging
 import os
 import re
 import uuid
@@ -18,10 +17,12 @@ from collections.abc import Iterable, Sequence
 from google.protobuf import text_format
 
 from tfcluster.framework import errors
+from tfcluster.framework.file_patterns import matching_paths, raise_os_error
 from tfcluster.framework.tensor_bundle.bundle import _write_atomically
 from tfcluster.protos import saver_pb2
 from tfcluster.protos.checkpoint_state_pb2 import CheckpointState
 
+_log = logging.getLogger("tensorflow")
 INDEX_SUFFIX = ".index"
 DATA_SUFFIX = ".data-00000-of-00001"
 META_SUFFIX = ".meta"
@@ -150,49 +151,32 @@ def get_checkpoint_state(
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
     """Whether a V2 checkpoint (its index) or V1 checkpoint files exist at the prefix: TF's
     file-matching of both, so a prefix in a missing directory is NotFoundError as in TF 1.15
-    (Saver.restore of such a path raises it before its ValueError)."""
+    (Saver.restore of such a path raises it before its ValueError), and the prefix is a
+    pattern ("logs\\model" matches "logsmodel", never itself)."""
     v2_index = _prefix_to_checkpoint_path(checkpoint_prefix, saver_pb2.SaverDef.V2)
-    return _tf_file_match(v2_index) or _tf_file_match(checkpoint_prefix)
-
-
-def _tf_file_match(pattern: str) -> bool:
-    """Whether files match, as TF 1.15's file matching answers (tf.gfile.Glob, which lives
-    above this folder): it lists the pattern's directory first, so a missing one is
-    NotFoundError "<dir>; No such file or directory" and a file in its place
-    FailedPreconditionError; a directory it may not read matches nothing."""
-    directory = os.path.dirname(pattern) or "."
-    try:
-        os.listdir(directory)
-    except PermissionError:
-        return False
-    except FileNotFoundError as e:
-        raise errors.NotFoundError(None, None, f"{directory}; {e.strerror}") from e
-    except NotADirectoryError as e:
-        message = f"{directory}; {e.strerror}"
-        raise errors.FailedPreconditionError(None, None, message) from e
-    return bool(glob.glob(pattern))
+    return bool(matching_paths(v2_index)) or bool(matching_paths(checkpoint_prefix))
 
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
-    """The newest checkpoint named in checkpoint_dir's state file, if its files exist."""
+    """The newest checkpoint named in checkpoint_dir's state file, if its files match."""
     state = get_checkpoint_state(checkpoint_dir, latest_filename)
     if state and state.model_checkpoint_path:
         prefix = state.model_checkpoint_path
-        if glob.glob(glob.escape(prefix) + INDEX_SUFFIX) or any(
-            os.path.isfile(p) for p in glob.glob(prefix)
-        ):
+        if checkpoint_exists(prefix):
             return prefix
+        _log.error("Couldn't match files for checkpoint %s", prefix)
     return None
 
 
 def get_checkpoint_mtimes(checkpoint_prefixes: Iterable[str]) -> list[float]:
-    """The mtimes of the checkpoints that exist (V2 index, else V1 files)."""
+    """The mtimes of the checkpoints that exist (V2 index, else V1 files), in whole seconds
+    as TF's posix file system stats them (mtime_nsec / 1e9)."""
     out = []
     for prefix in checkpoint_prefixes:
-        for pattern in (glob.escape(prefix) + INDEX_SUFFIX, prefix):
-            found = [p for p in glob.glob(pattern) if os.path.isfile(p)]
+        for pattern in (_prefix_to_checkpoint_path(prefix, V2), prefix):
+            found = matching_paths(pattern)
             if found:
-                out.append(os.path.getmtime(found[0]))
+                out.append(int(os.stat(found[0]).st_mtime) * 1_000_000_000 / 1e9)
                 break
     return out
 
@@ -200,19 +184,24 @@ def get_checkpoint_mtimes(checkpoint_prefixes: Iterable[str]) -> list[float]:
 def remove_checkpoint(
     checkpoint_prefix: str, checkpoint_format_version: int = V2, meta_graph_suffix: str = "meta"
 ) -> None:
-    """Deletes the files of a checkpoint (and its .meta)."""
-    patterns = [glob.escape(meta_graph_filename(checkpoint_prefix, meta_graph_suffix))]
+    """Deletes the files of a checkpoint (and its .meta): each name is a TF file pattern, as
+    in TF 1.15 (a prefix with a backslash or a bracket in it may match nothing)."""
+    patterns = [meta_graph_filename(checkpoint_prefix, meta_graph_suffix)]
     if checkpoint_format_version == V2:
         patterns += [
-            glob.escape(checkpoint_prefix) + INDEX_SUFFIX,
-            glob.escape(checkpoint_prefix) + ".data-?????-of-?????",
+            checkpoint_prefix + INDEX_SUFFIX,
+            checkpoint_prefix + ".data-?????-of-?????",
         ]
     else:
         patterns.append(checkpoint_prefix)
     for pattern in patterns:
-        for path in glob.glob(pattern):
-            with contextlib.suppress(FileNotFoundError):
+        for path in matching_paths(pattern):
+            try:
                 os.remove(path)
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                raise_os_error(e, path)
 
 
 __all__ = [

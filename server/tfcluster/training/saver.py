@@ -824,7 +824,10 @@ class Saver:
         if t > self._next_checkpoint_time:
             self._next_checkpoint_time += self.saver_def.keep_checkpoint_every_n_hours * 3600
             return
-        remove_checkpoint(path, self.saver_def.version, meta_graph_suffix)
+        try:
+            remove_checkpoint(path, self.saver_def.version, meta_graph_suffix)
+        except Exception as e:  # TF 1.15 logs any failure to delete and goes on
+            _log.warning("Ignoring: %s", str(e))
 
     # ---- save ----------------------------------------------------------------------------
     def save(

@@ -1,8 +1,8 @@
 """tf.summary.FileWriter: TensorBoard event files (TFRecord of Event protos).
 
-The record format and the Event/Summary protos are tensorboardX's (the same wire format
-TensorBoard reads); writes are synchronous into a buffered file, flushed every `flush_secs`,
-on flush() and on close().
+The record format is tensorboardX's, the Event/Summary protos TF's (tfcluster.protos, the
+wire format TensorBoard reads); writes are synchronous into a buffered file, flushed every
+`flush_secs`, on flush() and on close().
 """
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ import time
 from typing import Any
 
 from tensorboardX.event_file_writer import EventsWriter
-from tensorboardX.proto import event_pb2, summary_pb2
 
 from tfcluster.framework import meta_graph
 from tfcluster.framework.event_files import open_events_file
 from tfcluster.framework.graph import get_default_graph
-from tfcluster.protos import graph_pb2
+from tfcluster.protos import event_pb2, graph_pb2, summary_pb2
 
 Event = event_pb2.Event
 SessionLog = event_pb2.SessionLog

@@ -9,15 +9,17 @@ it, as TensorFlow does for a file system it was built without.
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any, NoReturn
+from typing import IO, Any
 
 from tfcluster.framework import errors
+from tfcluster.framework.file_patterns import join_path as _join
+from tfcluster.framework.file_patterns import matching_paths
+from tfcluster.framework.file_patterns import raise_os_error as _raise_os_error
 from tfcluster.lib import compat
 
 __all__ = [
@@ -50,52 +52,6 @@ __all__ = [
     "stat",
     "walk",
 ]
-
-_E = errors
-_CLASS_OF_ERRNO: dict[int, type[errors.OpError]] = {}
-for _cls, _names in (
-    (
-        _E.InvalidArgumentError,
-        "EINVAL ENAMETOOLONG E2BIG EDESTADDRREQ EDOM EFAULT EILSEQ ENOPROTOOPT ENOSTR "
-        "ENOTSOCK ENOTTY EPROTOTYPE ESPIPE",
-    ),
-    (_E.DeadlineExceededError, "ETIMEDOUT ETIME"),
-    (_E.NotFoundError, "ENODEV ENOENT ENXIO ESRCH"),
-    (_E.AlreadyExistsError, "EEXIST EADDRNOTAVAIL EALREADY"),
-    (_E.PermissionDeniedError, "EPERM EACCES EROFS"),
-    (
-        _E.FailedPreconditionError,
-        "ENOTEMPTY EISDIR ENOTDIR EADDRINUSE EBADF EBUSY ECHILD EISCONN ENOTBLK ENOTCONN "
-        "EPIPE ESHUTDOWN ETXTBSY",
-    ),
-    (
-        _E.ResourceExhaustedError,
-        "ENOSPC EDQUOT EMFILE EMLINK ENFILE ENOBUFS ENODATA ENOMEM ENOSR EUSERS",
-    ),
-    (_E.OutOfRangeError, "EFBIG EOVERFLOW ERANGE"),
-    (
-        _E.UnimplementedError,
-        "ENOSYS ENOTSUP EAFNOSUPPORT EPFNOSUPPORT EPROTONOSUPPORT ESOCKTNOSUPPORT EXDEV",
-    ),
-    (
-        _E.UnavailableError,
-        "EAGAIN ECONNREFUSED ECONNABORTED ECONNRESET EINTR EHOSTDOWN EHOSTUNREACH ENETDOWN "
-        "ENETRESET ENETUNREACH ENOLCK ENOLINK ENONET",
-    ),
-    (_E.AbortedError, "EDEADLK ESTALE"),
-    (_E.CancelledError, "ECANCELED"),
-):
-    for _name in _names.split():
-        if hasattr(errno, _name):
-            _CLASS_OF_ERRNO.setdefault(getattr(errno, _name), _cls)
-
-
-def _raise_os_error(e: OSError, context: str) -> NoReturn:
-    """TF's IOError(context, errno): its class for the errno, "<context>; <strerror>"."""
-    if e.errno is None:
-        raise errors.UnknownError(None, None, f"{context}; {e}") from e
-    cls = _CLASS_OF_ERRNO.get(e.errno, errors.UnknownError)
-    raise cls(None, None, f"{context}; {os.strerror(e.errno)}") from e
 
 
 _URI = re.compile(r"^([a-zA-Z][0-9a-zA-Z.]*)://(.*)$", re.DOTALL)
@@ -201,114 +157,12 @@ def walk(
         yield here
 
 
-def _join(parent: str, item: str) -> str:
-    if item.startswith(os.sep):
-        return os.path.join(parent, "") + item
-    return os.path.join(parent, item)
-
-
-# --------------------------------------------------------------------------------------------
-# Glob: TensorFlow's patterns are fnmatch's with FNM_PATHNAME ('*', '?' and brackets never
-# match '/'; a leading '.' is matched like any character; '\\' escapes), one path component at
-# a time.
-
-
-def _component_regex(pattern: str) -> re.Pattern[str]:
-    out = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        i += 1
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "\\" and i < n:
-            out.append(re.escape(pattern[i]))
-            i += 1
-        elif c == "[":
-            end, body = _bracket(pattern, i)
-            if end < 0:
-                out.append(re.escape(c))
-            else:
-                out.append(body)
-                i = end
-        else:
-            out.append(re.escape(c))
-    return re.compile("".join(out), re.DOTALL)
-
-
-def _bracket(pattern: str, i: int) -> tuple[int, str]:
-    """(index after the closing ']', regex class) for a bracket opened before i; (-1, '') when
-    it does not close."""
-    negate = i < len(pattern) and pattern[i] in "!^"
-    if negate:
-        i += 1
-    members: list[str] = []
-    first = True
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "]" and not first:
-            cls = "".join(members)
-            return i + 1, f"[^/{cls}]" if negate else f"(?!/)[{cls}]"
-        if c == "\\" and i + 1 < len(pattern):
-            i += 1
-            c = pattern[i]
-        if i + 2 < len(pattern) and pattern[i + 1] == "-" and pattern[i + 2] != "]":
-            hi = pattern[i + 2]
-            members.append(f"{re.escape(c)}-{re.escape(hi)}")
-            i += 3
-        else:
-            members.append(re.escape(c))
-            i += 1
-        first = False
-    return -1, ""
-
-
-_WILDCARDS = re.compile(r"[*?\[\\]")
-
-
 def _glob_one(pattern: str) -> list[str]:
     if not pattern:
         return []
     local = _local(pattern)
     uri_prefix = pattern[: len(pattern) - len(local)]  # "file://host", kept on the results
-    # Repeated and trailing separators name the same paths (as TF's glob has them).
-    local = re.sub("/+", "/", local)
-    if len(local) > 1:
-        local = local.rstrip("/")
-    wildcard = _WILDCARDS.search(local)
-    fixed = local if wildcard is None else local[: wildcard.start()]
-    base = os.path.dirname(fixed)
-    if not base:
-        base, local = ".", os.path.join(".", local)
-    tail = local[len(base) :]
-    if base != "/":
-        tail = tail[1:]
-    found = [base]
-    # TF 1.15's GetMatchingPaths fails with the first directory it cannot list (a missing base
-    # is NotFoundError "<dir>; No such file or directory", a file FailedPrecondition), except
-    # one it may not read, which it skips; matches that are not directories are not descended
-    # into. (TF 2.x returns [] for these.)
-    failure: OSError | None = None
-    failed_dir = ""
-    for part in tail.split("/"):
-        regex = _component_regex(part)
-        matched: list[str] = []
-        for parent in found:
-            try:
-                children = os.listdir(parent)
-            except PermissionError:
-                continue
-            except OSError as e:
-                if failure is None and (parent is base or os.path.isdir(parent)):
-                    failure, failed_dir = e, parent
-                continue
-            matched.extend(_join(parent, c) for c in children if regex.fullmatch(c))
-        found = matched
-    if failure is not None:
-        _raise_os_error(failure, uri_prefix + failed_dir)
-    return [uri_prefix + p for p in found]
+    return matching_paths(local, uri_prefix)
 
 
 def glob(pattern: Any) -> list[str]:

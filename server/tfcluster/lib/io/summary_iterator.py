@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from tensorboardX.proto.event_pb2 import Event
-
 from tfcluster.lib.io.tfrecord import tf_record_iterator
+from tfcluster.protos.event_pb2 import Event
 
 
 def summary_iterator(path: Any) -> Iterator[Event]:
