@@ -138,14 +138,29 @@ class captured:
 
 class LoggedWarnings(logging.Handler):
     """Collects the messages logged at WARNING and above (add it to TF's "tensorflow"
-    logger)."""
+    logger, or use it as a context manager: added for the block, the logger's verbosity at
+    WARNING meanwhile, whatever an earlier program set with tf.logging.set_verbosity)."""
 
     def __init__(self):
         super().__init__(logging.WARNING)
         self.messages = []
+        self._level = None
 
     def emit(self, record):
         self.messages.append(record.getMessage())
+
+    def __enter__(self):
+        logger = logging.getLogger("tensorflow")
+        self._level = logger.level
+        logger.setLevel(logging.WARNING)
+        logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc):
+        logger = logging.getLogger("tensorflow")
+        logger.removeHandler(self)
+        logger.setLevel(self._level)
+        return False
 
 
 def printed_lines(text):

@@ -7,8 +7,6 @@ Python 3.7 code."""
 
 from __future__ import annotations
 
-import logging
-
 try:
     from tf_reference.case_tools import LoggedWarnings, error
 except ImportError:  # run from tests/tf_reference by the recorder
@@ -16,13 +14,8 @@ except ImportError:  # run from tests/tf_reference by the recorder
 
 
 def _warnings_of(fn):
-    handler = LoggedWarnings()
-    logger = logging.getLogger("tensorflow")
-    logger.addHandler(handler)
-    try:
+    with LoggedWarnings() as handler:
         result = fn()
-    finally:
-        logger.removeHandler(handler)
     # (deprecation warnings, "From <file>:<line>: ... is deprecated ...", left out)
     return result, [m for m in handler.messages if not m.startswith("From ")]
 

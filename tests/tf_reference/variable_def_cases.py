@@ -8,8 +8,6 @@ tests/unit/test_variable_def_trainable_values.py. Python 3.7 code."""
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 
 try:
@@ -63,13 +61,8 @@ def meta_graph_of_a_name_passed_as_trainable(tf):
     with tf.Graph().as_default():
         tf.Variable(1.0, "xx")
         tf.Variable(2.0, True)
-        handler = LoggedWarnings()
-        logger = logging.getLogger("tensorflow")
-        logger.addHandler(handler)
-        try:
+        with LoggedWarnings() as handler:
             meta = tf.train.export_meta_graph()
-        finally:
-            logger.removeHandler(handler)
         return {
             # (sorted: tf.Variable adds itself to its collections through a set, so which
             # of them the graph holds first, and is serialized first, varies run to run)
