@@ -25,7 +25,7 @@ from tfcluster.framework.graph import (
     set_random_seed,
 )
 from tfcluster.lib.estimator.model_fn import EstimatorSpec, ModeKeys
-from tfcluster.lib.estimator.run_config import RunConfig
+from tfcluster.lib.estimator.run_config import RunConfig, get_default_session_config
 from tfcluster.lib.metrics import metrics_impl
 from tfcluster.lib.platform import tf_logging as logging
 from tfcluster.ops import array_ops, control_flow_ops, nest, state_ops, variables
@@ -173,7 +173,7 @@ def maybe_overwrite_model_dir_and_session_config(
         model_dir = tempfile.mkdtemp()
         logging.warning("Using temporary folder as model directory: %s", model_dir)
     if config.session_config is None:
-        return config.replace(model_dir=model_dir, session_config=config._default_session_config())
+        return config.replace(model_dir=model_dir, session_config=get_default_session_config())
     return config.replace(model_dir=model_dir)
 
 
