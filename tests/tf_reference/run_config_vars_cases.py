@@ -80,7 +80,38 @@ def estimator_config(tf):
         shutil.rmtree(model_dir, ignore_errors=True)
 
 
+def estimator_default_config_logged(tf):
+    """The lines an Estimator without a config logs as it is made (up to the config's text)."""
+    import logging
+
+    messages = []
+
+    class Lines(logging.Handler):
+        def emit(self, record):
+            messages.append(f"{record.levelname}:{record.getMessage()[:20]}")
+
+    model_dir = tempfile.mkdtemp()
+    handler = Lines(logging.INFO)
+    logger = logging.getLogger("tensorflow")
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    try:
+
+        def model_fn(features, labels, mode):
+            raise AssertionError("not called")
+
+        tf.estimator.Estimator(model_fn, model_dir=model_dir)
+        tf.estimator.Estimator(model_fn)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        shutil.rmtree(model_dir, ignore_errors=True)
+    return {"lines": messages}
+
+
 CASES = {
+    "estimator_default_config_logged": estimator_default_config_logged,
     "cluster_tasks": cluster_tasks,
     "estimator_config": estimator_config,
     "local_config": local_config,

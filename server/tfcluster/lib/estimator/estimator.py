@@ -161,6 +161,7 @@ def maybe_overwrite_model_dir_and_session_config(
     new temporary folder."""
     if config is None:
         config = RunConfig()
+        logging.info("Using default config.")
     elif not isinstance(config, RunConfig):
         raise ValueError(f"config must be an instance of `RunConfig`, but provided {config}.")
     if model_dir is not None and config.model_dir is not None and model_dir != config.model_dir:
@@ -661,7 +662,7 @@ class Estimator:
         export_dir_base/<timestamp>; returns that directory (bytes, as TF does)."""
         from tfcluster.client.session import Session
         from tfcluster.lib.saved_model import builder as builder_lib
-        from tfcluster.lib.saved_model import signature_def_utils, tag_constants
+        from tfcluster.lib.saved_model import export_utils, tag_constants
 
         if serving_input_receiver_fn is None:
             raise ValueError("An input_receiver_fn must be defined.")
@@ -682,20 +683,11 @@ class Estimator:
                 experimental_mode,
                 self._config,
             )
-            signature_map: dict[str, Any] = {}
-            for key, out in (spec.export_outputs or {}).items():
-                try:
-                    signature_map[str(key)] = out.as_signature_def(receiver.receiver_tensors)
-                except ValueError as e:
-                    logging.warning("Signature %s excluded from the export: %s", key, e)
-            for alt_name, alt in (receiver.receiver_tensors_alternatives or {}).items():
-                alt = alt if isinstance(alt, dict) else {"input": alt}
-                for key, out in (spec.export_outputs or {}).items():
-                    with contextlib.suppress(ValueError):
-                        signature_map[f"{alt_name}:{key}"] = out.as_signature_def(alt)
-            signature_map = {
-                k: v for k, v in signature_map.items() if signature_def_utils.is_valid_signature(v)
-            }
+            signature_map = export_utils.build_all_signature_defs(
+                receiver.receiver_tensors,
+                spec.export_outputs or {},
+                receiver.receiver_tensors_alternatives,
+            )
             local_init_op = spec.scaffold.local_init_op or (
                 monitored_session.Scaffold.default_local_init_op()
             )
