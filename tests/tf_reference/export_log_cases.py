@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 
 import numpy as np
 
@@ -58,10 +59,7 @@ def _export_lines(lines):
     start = next(i for i, line in enumerate(lines) if "Signatures INCLUDED" in line)
     kept = []
     for line in lines[start:]:
-        if line.startswith("INFO:SavedModel written to: "):
-            # .../export/<timestamp>-named temp folder/saved_model.pb
-            line = "INFO:SavedModel written to: " + os.path.basename(line)
-        kept.append(line)
+        kept.append(re.sub(r"\d{10}", "TIMESTAMP", line))  # export/temp-b'<timestamp>'/...
     return kept
 
 
@@ -115,7 +113,81 @@ def builder_without_assets(tf, model_dir):
     return out
 
 
+def _custom_model_fn(tf, export_outputs_of):
+    def model_fn(features, labels, mode):
+        x = tf.expand_dims(features["x"], -1)
+        pred = tf.layers.dense(x, 1, name="d")
+        loss = train_op = None
+        if mode != tf.estimator.ModeKeys.PREDICT:
+            loss = tf.losses.mean_squared_error(tf.expand_dims(labels, -1), pred)
+            train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+                loss, tf.train.get_global_step()
+            )
+        return tf.estimator.EstimatorSpec(
+            mode,
+            predictions={"predicted": pred},
+            loss=loss,
+            train_op=train_op,
+            export_outputs=export_outputs_of(pred),
+        )
+
+    return model_fn
+
+
+def lone_export_output_served_as_default(tf, model_dir):
+    """A model_fn with one RegressionOutput named otherwise: TF also serves it as
+    serving_default (both then excluded for raw float receivers)."""
+    model_fn = _custom_model_fn(
+        tf, lambda pred: {"regression_export_outputs": tf.estimator.export.RegressionOutput(pred)}
+    )
+    est = tf.estimator.Estimator(
+        model_fn, model_dir=model_dir, config=tf.estimator.RunConfig(tf_random_seed=1)
+    )
+
+    def input_fn():
+        return tf.data.Dataset.from_tensors(
+            ({"x": np.array([1.0, 2.0], np.float32)}, np.array([2.0, 4.0], np.float32))
+        )
+
+    est.train(input_fn, steps=1)
+
+    def serving_input_fn():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        return tf.estimator.export.ServingInputReceiver({"x": x}, {"x": x})
+
+    _, lines = _logged(
+        lambda: est.export_saved_model(os.path.join(model_dir, "export"), serving_input_fn),
+        model_dir,
+    )
+    return {"lines": _export_lines(lines)}
+
+
+def spec_export_outputs(tf, model_dir):
+    """EstimatorSpec's export outputs in PREDICT mode: the lone one is added as
+    serving_default; several without one of that name are refused."""
+    with tf.Graph().as_default():
+        pred = tf.constant([[1.0]])
+        lone = {"r": tf.estimator.export.RegressionOutput(pred)}
+        spec = tf.estimator.EstimatorSpec("infer", predictions=pred, export_outputs=lone)
+        out = {"keys": sorted(spec.export_outputs), "given_dict_changed": sorted(lone)}
+        two = {
+            "r": tf.estimator.export.RegressionOutput(pred),
+            "p": tf.estimator.export.PredictOutput({"y": pred}),
+        }
+        try:
+            tf.estimator.EstimatorSpec("infer", predictions=pred, export_outputs=two)
+        except Exception as e:
+            out["two"] = [type(e).__name__, str(e)]
+        try:
+            tf.estimator.EstimatorSpec("infer", predictions=pred, export_outputs=[pred])
+        except Exception as e:
+            out["list"] = type(e).__name__
+    return out
+
+
 CASES = {
+    "lone_export_output_served_as_default": lone_export_output_served_as_default,
+    "spec_export_outputs": spec_export_outputs,
     "builder_without_assets": builder_without_assets,
     "export_parsed_examples": export_parsed_examples,
     "export_raw_features": export_raw_features,

@@ -671,7 +671,10 @@ class Estimator:
         if not checkpoint_path:
             raise ValueError(f"Couldn't find trained model at {self._model_dir}.")
         export_dir = _timestamped_dir(export_dir_base)
-        temp_dir = os.path.join(os.path.dirname(export_dir), "temp-" + os.path.basename(export_dir))
+        # TF formats the bytes name: the folder is literally temp-b'<timestamp>' (its log
+        # line "SavedModel written to: .../temp-b'1700000000'/saved_model.pb" shows it).
+        temp_name = "temp-" + str(os.path.basename(export_dir).encode())
+        temp_dir = os.path.join(os.path.dirname(export_dir), temp_name)
         g = Graph()
         with g.as_default():
             training_util.create_global_step(g)
