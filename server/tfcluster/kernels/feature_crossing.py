@@ -19,12 +19,16 @@ _INT64_MAX = (1 << 63) - 1
 
 @kernel("Bucketize")
 def bucketize(node: Any, xp: Any) -> Any:
-    bounds = [float(b) for b in node.attrs["boundaries"]]
+    # The attr is a list(float): TF's kernel holds float32 boundaries and compares each value
+    # with them as C++ does, in float32 for float, int32 and int64 inputs (a float32 -121.8
+    # is then in the bucket that starts at the boundary -121.8), in float64 for doubles.
+    bounds = np.asarray([float(b) for b in node.attrs["boundaries"]], dtype=np.float32)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        b = xp.asarray(bounds, dtype=xp.float64)
         x = ins[0]
-        return (xp.searchsorted(b, xp.asarray(x, dtype=xp.float64), side="right").astype(xp.int32),)
+        common = xp.float64 if x.dtype == xp.float64 else xp.float32
+        b = xp.asarray(bounds.astype(common))
+        return (xp.searchsorted(b, xp.asarray(x, dtype=common), side="right").astype(xp.int32),)
 
     return compute
 

@@ -155,6 +155,21 @@ def _from_python(value: Any, dt: dtypes.DType | None) -> np.ndarray:
     return arr
 
 
+def _is_array_like(value: Any) -> bool:
+    """TF's _is_array_like: a value numpy converts itself (a pandas Series or DataFrame, an
+    object with __array__ or __array_interface__, a buffer other than bytes) is taken as
+    np.asarray of it, so it keeps numpy's dtype (float64 stays float64)."""
+    if callable(getattr(value, "__array__", None)) or isinstance(
+        getattr(value, "__array_interface__", None), dict
+    ):
+        return True
+    try:
+        memoryview(value)
+    except TypeError:
+        return False
+    return not isinstance(value, bytes)
+
+
 def to_numpy(value: Any, dtype: Any = None) -> np.ndarray:
     """A Python or numpy value as the ndarray a Const of `dtype` holds (strings as bytes)."""
     dt = dtypes.as_dtype(dtype).base_dtype if dtype is not None else None
@@ -165,6 +180,8 @@ def to_numpy(value: Any, dtype: Any = None) -> np.ndarray:
         )
     if isinstance(value, (np.ndarray, np.generic)):
         return _from_numpy(value, dt)
+    if _is_array_like(value):
+        return _from_numpy(np.asarray(value), dt)
     return _from_python(value, dt)
 
 

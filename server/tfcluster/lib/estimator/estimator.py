@@ -25,7 +25,7 @@ from tfcluster.framework.graph import (
     set_random_seed,
 )
 from tfcluster.lib.estimator.model_fn import EstimatorSpec, ModeKeys
-from tfcluster.lib.estimator.run_config import RunConfig
+from tfcluster.lib.estimator.run_config import RunConfig, get_default_session_config
 from tfcluster.lib.metrics import metrics_impl
 from tfcluster.lib.platform import tf_logging as logging
 from tfcluster.ops import array_ops, control_flow_ops, nest, state_ops, variables
@@ -161,6 +161,7 @@ def maybe_overwrite_model_dir_and_session_config(
     new temporary folder."""
     if config is None:
         config = RunConfig()
+        logging.info("Using default config.")
     elif not isinstance(config, RunConfig):
         raise ValueError(f"config must be an instance of `RunConfig`, but provided {config}.")
     if model_dir is not None and config.model_dir is not None and model_dir != config.model_dir:
@@ -173,7 +174,7 @@ def maybe_overwrite_model_dir_and_session_config(
         model_dir = tempfile.mkdtemp()
         logging.warning("Using temporary folder as model directory: %s", model_dir)
     if config.session_config is None:
-        return config.replace(model_dir=model_dir, session_config=config._default_session_config())
+        return config.replace(model_dir=model_dir, session_config=get_default_session_config())
     return config.replace(model_dir=model_dir)
 
 
@@ -661,7 +662,7 @@ class Estimator:
         export_dir_base/<timestamp>; returns that directory (bytes, as TF does)."""
         from tfcluster.client.session import Session
         from tfcluster.lib.saved_model import builder as builder_lib
-        from tfcluster.lib.saved_model import signature_def_utils, tag_constants
+        from tfcluster.lib.saved_model import export_utils, tag_constants
 
         if serving_input_receiver_fn is None:
             raise ValueError("An input_receiver_fn must be defined.")
@@ -670,7 +671,10 @@ class Estimator:
         if not checkpoint_path:
             raise ValueError(f"Couldn't find trained model at {self._model_dir}.")
         export_dir = _timestamped_dir(export_dir_base)
-        temp_dir = os.path.join(os.path.dirname(export_dir), "temp-" + os.path.basename(export_dir))
+        # TF formats the bytes name: the folder is literally temp-b'<timestamp>' (its log
+        # line "SavedModel written to: .../temp-b'1700000000'/saved_model.pb" shows it).
+        temp_name = "temp-" + str(os.path.basename(export_dir).encode())
+        temp_dir = os.path.join(os.path.dirname(export_dir), temp_name)
         g = Graph()
         with g.as_default():
             training_util.create_global_step(g)
@@ -682,20 +686,11 @@ class Estimator:
                 experimental_mode,
                 self._config,
             )
-            signature_map: dict[str, Any] = {}
-            for key, out in (spec.export_outputs or {}).items():
-                try:
-                    signature_map[str(key)] = out.as_signature_def(receiver.receiver_tensors)
-                except ValueError as e:
-                    logging.warning("Signature %s excluded from the export: %s", key, e)
-            for alt_name, alt in (receiver.receiver_tensors_alternatives or {}).items():
-                alt = alt if isinstance(alt, dict) else {"input": alt}
-                for key, out in (spec.export_outputs or {}).items():
-                    with contextlib.suppress(ValueError):
-                        signature_map[f"{alt_name}:{key}"] = out.as_signature_def(alt)
-            signature_map = {
-                k: v for k, v in signature_map.items() if signature_def_utils.is_valid_signature(v)
-            }
+            signature_map = export_utils.build_all_signature_defs(
+                receiver.receiver_tensors,
+                spec.export_outputs or {},
+                receiver.receiver_tensors_alternatives,
+            )
             local_init_op = spec.scaffold.local_init_op or (
                 monitored_session.Scaffold.default_local_init_op()
             )

@@ -7,6 +7,7 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor
+from tfcluster.lib.saved_model import signature_constants as sc
 from tfcluster.lib.saved_model import signature_def_utils
 
 
@@ -74,3 +75,34 @@ class PredictOutput(ExportOutput):
 
     def as_signature_def(self, receiver_tensors: dict[str, Tensor]) -> Any:
         return signature_def_utils.predict_signature_def(receiver_tensors, self.outputs)
+
+
+def get_export_outputs(export_outputs: Any, predictions: Any) -> dict[Any, Any]:
+    """A PREDICT spec's export outputs as TF's: a PredictOutput of the predictions when none
+    are given, ExportOutput values only, and a lone output also served as the default."""
+    if export_outputs is None:
+        export_outputs = {sc.DEFAULT_SERVING_SIGNATURE_DEF_KEY: PredictOutput(predictions)}
+    if not isinstance(export_outputs, dict):
+        raise TypeError(f"export_outputs must be dict, given: {export_outputs}")
+    for value in export_outputs.values():
+        if not isinstance(value, ExportOutput):
+            raise TypeError(
+                f"Values in export_outputs must be ExportOutput objects. Given: {export_outputs}"
+            )
+    _maybe_add_default_serving_output(export_outputs)
+    return export_outputs
+
+
+def _maybe_add_default_serving_output(export_outputs: dict[Any, Any]) -> None:
+    """TF's: the one output is served as the default too (the dict itself gains the key); of
+    several, one must be named serving_default."""
+    if len(export_outputs) == 1:
+        ((key, value),) = export_outputs.items()
+        if key != sc.DEFAULT_SERVING_SIGNATURE_DEF_KEY:
+            export_outputs[sc.DEFAULT_SERVING_SIGNATURE_DEF_KEY] = value
+    if len(export_outputs) > 1 and sc.DEFAULT_SERVING_SIGNATURE_DEF_KEY not in export_outputs:
+        raise ValueError(
+            "Multiple export_outputs were provided, but none of them is specified as the "
+            "default.  Do this by naming one of them with "
+            "signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY."
+        )

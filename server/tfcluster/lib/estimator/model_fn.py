@@ -60,7 +60,6 @@ class EstimatorSpec(
         prediction_hooks: Any = None,
     ) -> EstimatorSpec:
         from tfcluster.lib.estimator import export_output
-        from tfcluster.lib.saved_model import signature_constants
 
         if mode not in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
             raise ValueError(f"mode={mode} unrecognized.")
@@ -104,15 +103,7 @@ class EstimatorSpec(
                     f"given: {v} for key: {k}"
                 )
         if mode == ModeKeys.PREDICT:
-            if export_outputs is None:
-                key = signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY
-                export_outputs = {key: export_output.PredictOutput(predictions)}
-            for v in export_outputs.values():
-                if not isinstance(v, export_output.ExportOutput):
-                    raise TypeError(
-                        "Values in export_outputs must be ExportOutput objects. "
-                        f"Given: {export_outputs}"
-                    )
+            export_outputs = export_output.get_export_outputs(export_outputs, predictions)
         return super().__new__(
             cls,
             mode=mode,

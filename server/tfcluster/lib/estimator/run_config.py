@@ -10,8 +10,17 @@ from typing import Any
 
 from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.lib.platform import tf_logging as logging
-from tfcluster.protos.config_pb2 import ConfigProto
+from tfcluster.protos.config_pb2 import ConfigProto, GraphOptions, RewriterConfig
 from tfcluster.settings import environment
+
+
+def get_default_session_config() -> ConfigProto:
+    """TF 1.15's run_config.get_default_session_config: what an Estimator runs with when its
+    RunConfig has no session_config."""
+    rewrite = RewriterConfig(meta_optimizer_iterations=RewriterConfig.ONE)
+    return ConfigProto(
+        allow_soft_placement=True, graph_options=GraphOptions(rewrite_options=rewrite)
+    )
 
 
 class TaskType:
@@ -60,6 +69,9 @@ def _count(cluster: ClusterSpec | None, job: str) -> int:
 
 
 class RunConfig:
+    # Set (as an attribute of the instance, which vars() and the Estimator's "Using config"
+    # line show) only where the distribute coordinator takes over, as TF's.
+    _distribute_coordinator_mode: str | None = None
     # Set from _DEFAULTS and the keyword arguments in __init__.
     _model_dir: Any
     _tf_random_seed: Any
@@ -98,14 +110,17 @@ class RunConfig:
         for k, v in values.items():
             setattr(self, "_" + k, v)
         tf_config = _tf_config()
-        self._distribute_coordinator_mode: str | None = None
         if self._train_distribute or self._eval_distribute or self._experimental_distribute:
             self._init_with_strategies(tf_config)
         else:
             self._init_distributed(tf_config)
-        if self._session_config is None and not self._distribute_coordinator_mode:
-            # (Under the coordinator it stays None, as TF's: the Estimator sets the default.)
-            self._session_config = self._default_session_config()
+            self._maybe_default_session_config_distributed()
+
+    def _maybe_default_session_config_distributed(self) -> None:
+        """TF's default for between-graph training; a local RunConfig keeps None (the
+        Estimator then takes get_default_session_config())."""
+        if not self._session_config and self._cluster_spec.jobs:
+            self._session_config = self._default_session_config_distributed()
 
     # -- the cluster --------------------------------------------------------------------
     def _init_with_strategies(self, tf_config: dict[str, Any]) -> None:
@@ -126,11 +141,13 @@ class RunConfig:
                     )
                 setattr(self, "_" + name, getattr(experimental, name))
         cluster = tf_config.get("cluster") or {}
+        self._init_distributed({})
         if not uses_distribute_coordinator(cluster, self._train_distribute, experimental):
+            self._distribute_coordinator_mode = None
             self._init_distributed(tf_config)
+            self._maybe_default_session_config_distributed()
             logging.info("Not using Distribute Coordinator.")
             return
-        self._init_distributed({})
         self._cluster_spec = ClusterSpec(cluster)
         self._distribute_coordinator_mode = CoordinatorMode.INDEPENDENT_WORKER
         logging.info(
@@ -138,23 +155,21 @@ class RunConfig:
         )
 
     def _init_distributed(self, tf_config: dict[str, Any]) -> None:
+        # The attributes are set in TF's order (vars() of a config is what the Estimator logs).
         cluster_dict = tf_config.get("cluster") or {}
         task = tf_config.get("task") or {}
+        self._service = None
         self._cluster_spec = ClusterSpec(cluster_dict) if cluster_dict else ClusterSpec({})
-        self._evaluation_master = ""
         if not cluster_dict:
             self._task_type = task.get("type", TaskType.WORKER)
             self._task_id = int(task.get("index", 0))
-            if self._task_type == TaskType.EVALUATOR:
-                self._is_chief = False
-                self._num_worker_replicas = 0
-                self._global_id_in_cluster = None
-            else:
-                self._is_chief = True
-                self._num_worker_replicas = 1
-                self._global_id_in_cluster = 0
+            evaluator = self._task_type == TaskType.EVALUATOR
+            self._global_id_in_cluster = None if evaluator else 0
             self._master = ""
+            self._evaluation_master = ""
+            self._is_chief = not evaluator
             self._num_ps_replicas = 0
+            self._num_worker_replicas = 0 if evaluator else 1
             return
         if "type" not in task:
             raise ValueError("If cluster is set in TF_CONFIG, task type must be set.")
@@ -170,14 +185,17 @@ class RunConfig:
                 "`cluster`; the evaluator is not part of the training cluster."
             )
         self._task_type, self._task_id = task_type, task_id
+        with_master = TaskType.MASTER in cluster.jobs
+        if not with_master:
+            self._evaluation_master = ""  # (its place among the attributes, as TF's)
         if task_type == TaskType.EVALUATOR:
             if task_id != 0:
                 raise ValueError(f"evaluator task index must be 0, got {task_id}")
             self._master = ""
-            self._is_chief = False
             self._num_ps_replicas = 0
             self._num_worker_replicas = 0
             self._global_id_in_cluster = None
+            self._is_chief = False
             return
         if task_type not in cluster.jobs:
             raise ValueError(
@@ -188,14 +206,18 @@ class RunConfig:
         if TaskType.CHIEF in cluster.jobs:
             if cluster.num_tasks(TaskType.CHIEF) != 1:
                 raise ValueError("The cluster spec must have exactly one chief task.")
-            self._is_chief = task_type == TaskType.CHIEF
+            is_chief = task_type == TaskType.CHIEF
         else:
             if TaskType.MASTER not in cluster.jobs and TaskType.WORKER in cluster.jobs:
                 raise ValueError("If `cluster` is set in TF_CONFIG, it must have one `chief` node.")
-            self._is_chief = task_type == TaskType.MASTER
+            is_chief = task_type == TaskType.MASTER
+        if with_master:  # TF's other path sets the global id first
+            self._global_id_in_cluster = self._global_id(cluster, task_type, task_id)
         jobs = cluster.jobs
         single = len(jobs) == 1 and cluster.num_tasks(jobs[0]) == 1
         self._master = "" if single else "grpc://" + cluster.task_address(task_type, task_id)
+        if with_master:
+            self._evaluation_master = ""
         self._num_ps_replicas = _count(cluster, TaskType.PS)
         self._num_worker_replicas = (
             _count(cluster, TaskType.WORKER)
@@ -203,6 +225,7 @@ class RunConfig:
             + _count(cluster, TaskType.MASTER)
         )
         self._global_id_in_cluster = self._global_id(cluster, task_type, task_id)
+        self._is_chief = is_chief
 
     @staticmethod
     def _global_id(cluster: ClusterSpec, task_type: str, task_id: int) -> int:
@@ -218,14 +241,19 @@ class RunConfig:
             gid += cluster.num_tasks(job)
         raise ValueError(f"{task_type} not in cluster")
 
-    def _default_session_config(self) -> ConfigProto:
-        config = ConfigProto(allow_soft_placement=True)
-        if self._distribute_coordinator_mode:  # the coordinator's strategy sets the filters
-            return config
-        if self._cluster_spec.jobs and self._task_type in (TaskType.CHIEF, TaskType.MASTER):
-            config.device_filters.extend(["/job:ps", f"/job:{self._task_type}"])
-        elif self._cluster_spec.jobs and self._task_type == TaskType.WORKER:
-            config.device_filters.extend(["/job:ps", f"/job:worker/task:{self._task_id}"])
+    def _default_session_config_distributed(self) -> ConfigProto | None:
+        """TF's default for a task of a cluster: only the ps tasks and itself seen (None for
+        an evaluator or a task of another kind)."""
+        if self._task_type in (TaskType.CHIEF, TaskType.MASTER):
+            filters = ["/job:ps", f"/job:{self._task_type}"]
+        elif self._task_type == TaskType.WORKER:
+            filters = ["/job:ps", f"/job:worker/task:{self._task_id}"]
+        elif self._task_type == TaskType.PS:
+            filters = ["/job:ps", "/job:worker", "/job:chief", "/job:master"]
+        else:
+            return None
+        config = get_default_session_config()
+        config.device_filters.extend(filters)
         return config
 
     # -- TF's read-only properties ------------------------------------------------------
@@ -273,6 +301,4 @@ class RunConfig:
             raise ValueError(
                 "Can not provide both save_checkpoints_steps and save_checkpoints_secs."
             )
-        if "session_config" in kwargs and kwargs["session_config"] is None:
-            new._session_config = new._default_session_config()
         return new

@@ -8,6 +8,7 @@ from typing import Any
 
 from tfcluster.lib.estimator import run_config
 from tfcluster.lib.estimator.run_config import RunConfig as _BaseRunConfig
+from tfcluster.protos.config_pb2 import ConfigProto
 
 _ITERATIONS_RE = re.compile(r"^(?P<value>[1-9]\d*)((?P<suffix>[s|m|h])$|$)")
 IterationsPerLoop = collections.namedtuple("IterationsPerLoop", ["value", "unit"])
@@ -156,6 +157,10 @@ class RunConfig(_BaseRunConfig):
             self._evaluation_master = self._master
         if cluster:
             self._cluster_spec = cluster.cluster_spec()
+            if self._session_config is None:  # TF's default where the cluster_def goes
+                self._session_config = ConfigProto(
+                    allow_soft_placement=True, isolate_session_state=True
+                )
             if self._session_config.HasField("cluster_def"):
                 raise ValueError(
                     "You cannot provide a ClusterResolver and session_config.cluster_def."

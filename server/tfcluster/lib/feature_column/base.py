@@ -43,8 +43,16 @@ class FeatureColumn:
     def _parse_example_spec(self) -> dict[str, Any]:
         raise NotImplementedError
 
+    # The class name TF 1.15 gives the column (its v2 class: NumericColumn, ...).
+    _repr_name: str | None = None
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__.lstrip('_')}({self.name!r})"
+        """TF's: the namedtuple's, field by field, under TF's class name."""
+        name = self._repr_name or type(self).__name__.lstrip("_")
+        fields = getattr(self, "_fields", None)
+        if fields is None:
+            return f"{name}({self.name!r})"
+        return f"{name}({', '.join(f'{f}={getattr(self, f)!r}' for f in fields)})"
 
 
 class DenseColumn(FeatureColumn):

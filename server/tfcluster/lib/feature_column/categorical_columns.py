@@ -255,11 +255,18 @@ def categorical_column_with_vocabulary_file(
 
 class _IdentityCategoricalColumn(
     CategoricalColumn,
-    collections.namedtuple("_IdentityCategoricalColumn", ["key", "num_buckets", "default_value"]),
+    collections.namedtuple(
+        "_IdentityCategoricalColumn", ["key", "number_buckets", "default_value"]
+    ),
 ):
     @property
     def name(self) -> str:
         return self.key
+
+    @property
+    def num_buckets(self) -> int:
+        """TF's v2 property over the `number_buckets` field."""
+        return int(self.number_buckets)
 
     @property
     def _parse_example_spec(self) -> dict[str, Any]:

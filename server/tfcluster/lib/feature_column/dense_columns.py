@@ -185,7 +185,7 @@ class _EmbeddingColumn(
             "categorical_column",
             "dimension",
             "combiner",
-            "layer_creator",
+            "initializer",
             "ckpt_to_load_from",
             "tensor_name_in_ckpt",
             "max_norm",
@@ -217,11 +217,7 @@ class _EmbeddingColumn(
         pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
         weights = inputs.state.get(self)
         if weights is None:
-            weights = self.layer_creator(
-                weight_collections=weight_collections,
-                scope=vs.get_variable_scope(),
-                trainable=trainable is not False and self.trainable,
-            )
+            weights = self._make_weights(weight_collections, trainable is not False)
         if self.ckpt_to_load_from is not None:
             from tfcluster.training.checkpoint_utils import init_from_checkpoint
 
@@ -235,14 +231,29 @@ class _EmbeddingColumn(
             max_norm=self.max_norm,
         )
 
+    @property
+    def _weights_shape(self) -> tuple[int, int]:
+        return (self.categorical_column._num_buckets, self.dimension)
+
+    def _make_weights(self, weight_collections: Any, trainable: bool) -> Any:
+        """The column's `embedding_weights` variable, in the scope it is called in."""
+        return vs.get_variable(
+            "embedding_weights",
+            shape=self._weights_shape,
+            dtype=dtypes.float32,
+            initializer=self.initializer,
+            trainable=trainable and self.trainable,
+            collections=weight_collections,
+        )
+
     def _create_state(self, trainable: bool) -> Any:
         """DenseFeatures' `embedding_weights`: a resource variable in the current variable
         scope, in the default collections only."""
         return vs.get_variable(
             "embedding_weights",
-            shape=self.layer_creator.shape,
+            shape=self._weights_shape,
             dtype=dtypes.float32,
-            initializer=self.layer_creator.initializer,
+            initializer=self.initializer,
             trainable=trainable and self.trainable,
             use_resource=True,
         )
@@ -257,11 +268,7 @@ class _EmbeddingColumn(
             "embedding_column", self.name, self.categorical_column
         )
         pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
-        weights = self.layer_creator(
-            weight_collections=weight_collections,
-            scope=vs.get_variable_scope(),
-            trainable=trainable is not False and self.trainable,
-        )
+        weights = self._make_weights(weight_collections, trainable is not False)
         dense = safe_embedding_lookup_sparse(
             weights,
             pair.id_tensor,
@@ -272,24 +279,6 @@ class _EmbeddingColumn(
         )
         length = sequence_columns.sequence_length_from_sparse_tensor(pair.id_tensor)
         return dense, length
-
-
-class _EmbeddingVariableCreator:
-    """Makes the column's `embedding_weights` variable in the scope it is called in."""
-
-    def __init__(self, shape: tuple[int, int], initializer: Any) -> None:
-        self.shape = shape
-        self.initializer = initializer
-
-    def __call__(self, weight_collections: Any, scope: Any, trainable: bool) -> Any:
-        return vs.get_variable(
-            "embedding_weights",
-            shape=self.shape,
-            dtype=dtypes.float32,
-            initializer=self.initializer,
-            trainable=trainable,
-            collections=weight_collections,
-        )
 
 
 def embedding_column(
@@ -318,12 +307,11 @@ def embedding_column(
         initializer = init_ops.truncated_normal_initializer(
             mean=0.0, stddev=1 / math.sqrt(dimension)
         )
-    creator = _EmbeddingVariableCreator((categorical_column._num_buckets, dimension), initializer)
     return _EmbeddingColumn(
         categorical_column,
         dimension,
         combiner,
-        creator,
+        initializer,
         ckpt_to_load_from,
         tensor_name_in_ckpt,
         max_norm,

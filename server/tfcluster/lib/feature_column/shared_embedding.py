@@ -37,6 +37,8 @@ class _SharedEmbeddingColumn(
         ],
     ),
 ):
+    _repr_name = "_SharedEmbeddingColumn"  # a v1 column in TF 1.15, underscore and all
+
     _is_v2_column = False  # TF 1.15's shared_embedding_columns are v1 columns
 
     @property

@@ -17,6 +17,7 @@ from tfcluster.framework.graph import (
     control_dependencies,
     convert_to_tensor,
 )
+from tfcluster.lib.platform import tf_logging as logging
 from tfcluster.ops import (
     array_ops,
     check_ops,
@@ -681,6 +682,12 @@ def auc(
             )
 
         def compute_auc(tp: Any, fn: Any, tn: Any, fp: Any, name: str) -> Tensor:
+            if curve == "PR" and summation_method == "trapezoidal":
+                # TF warns each time it builds the value (so twice a metric: value, update).
+                logging.warning(
+                    "Trapezoidal rule is known to produce incorrect PR-AUCs; please switch to "
+                    '"careful_interpolation" instead.'
+                )
             if curve == "PR" and summation_method == "careful_interpolation":
                 return interpolate_pr_auc(tp, fp, fn)
             rec = math_ops.div(tp + epsilon, tp + fn + epsilon)

@@ -22,6 +22,7 @@ from tfcluster.framework.graph import (
     get_collection,
 )
 from tfcluster.framework.tensor_bundle.bundle import _write_atomically
+from tfcluster.lib.platform import tf_logging as logging
 from tfcluster.lib.saved_model import constants
 from tfcluster.lib.saved_model.signature_def_utils import op_signature_def
 from tfcluster.protos import meta_graph_pb2, saved_model_pb2, saver_pb2
@@ -118,6 +119,8 @@ class SavedModelBuilder:
     # ---- collections --------------------------------------------------------------------
     def _save_and_write_assets(self, assets_collection: Iterable[Any] | None) -> None:
         if assets_collection is None:
+            logging.info("No assets to save.")
+            logging.info("No assets to write.")
             return
         taken: dict[str, str] = {}
         for tensor in assets_collection:
@@ -129,7 +132,9 @@ class SavedModelBuilder:
             proto.tensor_info.name = tensor.name
             add_to_collection(constants.ASSETS_KEY, tf_any.pack(proto))
             taken[filename] = source
+        logging.info("Assets added to graph.")
         if not taken:
+            logging.info("No assets to write.")
             return
         target_dir = assets_dir(self._export_dir)
         os.makedirs(target_dir, exist_ok=True)
@@ -250,6 +255,7 @@ class SavedModelBuilder:
             path = os.path.join(self._export_dir, constants.SAVED_MODEL_FILENAME_PB)
             data = self._saved_model.SerializeToString(deterministic=True)
         _write_atomically(path, data)
+        logging.info("SavedModel written to: %s", path)
         return path.encode()
 
 
