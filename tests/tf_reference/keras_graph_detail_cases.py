@@ -528,3 +528,64 @@ def layer_and_model_attributes(tf):
 
 
 CASES["layer_and_model_attributes"] = layer_and_model_attributes
+
+
+def metric_loss_and_callback_attributes(tf):
+    """A metric's Layer API (TF 1.15's Metric is a Keras Layer): its weights non-trainable,
+    get_weights / set_weights in the Keras session, count_params, from_config, its dtype's
+    name; BinaryCrossentropy's from_logits; CSVLogger's and TensorBoard's attributes, and an
+    appending CSVLogger writing a header into an existing empty file."""
+    import os
+    import tempfile
+
+    _fresh(tf)
+    keras = tf.keras
+    mean = keras.metrics.Mean(name="avg")
+    update = mean.update_state([1.0, 2.0, 3.0])
+    session = keras.backend.get_session()
+    session.run(tf.variables_initializer(mean.variables))
+    session.run(update)
+    out = {
+        "weights": [
+            [w.name for w in mean.trainable_weights],
+            [w.name for w in mean.non_trainable_weights],
+        ],
+        "values": [float(v) for v in mean.get_weights()],
+        "layer_api": [
+            mean.trainable,
+            mean.count_params(),
+            mean.losses,
+            mean.metrics,
+            mean.supports_masking,
+            mean.dynamic,
+            repr(mean.input_spec),
+        ],
+        "dtype": mean.dtype,
+    }
+    mean.set_weights([np.float32(10.0), np.float32(4.0)])
+    out["result_after_set"] = float(session.run(mean.result()))
+    copy = keras.metrics.Mean.from_config(mean.get_config())
+    out["from_config"] = [type(copy).__name__, copy.name]
+    auc = keras.metrics.AUC(num_thresholds=5)
+    out["auc"] = [[w.name for w in auc.weights], auc.count_params()]
+    out["from_logits"] = keras.losses.BinaryCrossentropy(from_logits=True).from_logits
+    directory = tempfile.mkdtemp()
+    path = os.path.join(directory, "log.csv")
+    open(path, "w").close()
+    csv_logger = keras.callbacks.CSVLogger(path, append=True)
+    out["csv_logger"] = [csv_logger.append_header, csv_logger.file_flags, repr(csv_logger.writer)]
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(2,), kernel_initializer="ones")])
+    model.compile("sgd", "mse")
+    model.fit(np.ones((2, 2)), np.ones((2, 1)), epochs=2, verbose=0, callbacks=[csv_logger])
+    with open(path) as f:
+        out["csv_lines"] = [line.split(",")[0] for line in f.read().splitlines()]
+    board = keras.callbacks.TensorBoard(
+        log_dir=directory, embeddings_freq=2, embeddings_layer_names=["e"],
+        embeddings_metadata="m.tsv",
+    )  # fmt: skip
+    out["tensorboard"] = [board.embeddings_freq, board.embeddings_layer_names,
+                          board.embeddings_metadata, repr(board.embeddings_data)]  # fmt: skip
+    return out
+
+
+CASES["metric_loss_and_callback_attributes"] = metric_loss_and_callback_attributes

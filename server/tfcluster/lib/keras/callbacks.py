@@ -458,15 +458,21 @@ class LearningRateScheduler(Callback):
 class CSVLogger(Callback):
     def __init__(self, filename: str, separator: str = ",", append: bool = False) -> None:
         super().__init__()
-        self.filename = filename
         self.sep = separator
+        self.filename = filename
         self.append = append
+        self.writer: Any = None
         self.keys: list[str] | None = None
+        self.append_header = True
+        self.file_flags = ""  # TF 1.15's: 'b' under Python 2
 
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
-        self.append_header = not (self.append and os.path.exists(self.filename))
-        self.file = open(self.filename, "a" if self.append else "w", newline="")  # noqa: SIM115
-        self.writer: Any = None
+        if self.append and os.path.exists(self.filename):
+            # A header unless the file already has a first line (TF 1.15).
+            with open(self.filename) as f:
+                self.append_header = not bool(len(f.readline()))
+        mode = "a" if self.append else "w"
+        self.csv_file = open(self.filename, mode, newline="\n")  # noqa: SIM115
 
     def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         logs = logs or {}
@@ -474,13 +480,13 @@ class CSVLogger(Callback):
             self.keys = sorted(logs.keys())
         if self.writer is None:
             self.writer = csv.DictWriter(
-                self.file, fieldnames=["epoch", *self.keys], delimiter=self.sep
+                self.csv_file, fieldnames=["epoch", *self.keys], delimiter=self.sep
             )
             if self.append_header:
                 self.writer.writeheader()
         self.writer.writerow({"epoch": epoch, **{k: logs.get(k, "NA") for k in self.keys}})
-        self.file.flush()
+        self.csv_file.flush()
 
     def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
-        self.file.close()
+        self.csv_file.close()
         self.writer = None

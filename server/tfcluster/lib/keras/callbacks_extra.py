@@ -133,6 +133,10 @@ class TensorBoard(Callback):
         # Both act with histogram_freq only, as in TF 1.15 (silently ignored without it).
         self.write_grads = write_grads
         self.write_images = write_images
+        self.embeddings_freq = embeddings_freq
+        self.embeddings_layer_names = embeddings_layer_names
+        self.embeddings_metadata = embeddings_metadata
+        self.embeddings_data = embeddings_data
         self.embeddings = tensorboard_embeddings.EmbeddingsWriter(
             embeddings_freq, embeddings_layer_names, embeddings_metadata, embeddings_data
         )

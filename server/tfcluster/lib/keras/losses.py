@@ -283,9 +283,11 @@ def _loss_class(
     class_name: str,
     default_name: str,
     options: tuple[tuple[str, Any], ...] = (),
+    kept: tuple[str, ...] = (),
 ) -> type:
     """A LossFunctionWrapper of fn with TF 1.15's constructor: fn's options (from_logits, ...),
-    then reduction and name, bound like a def of those parameters would be."""
+    then reduction and name, bound like a def of those parameters would be; `kept` options
+    are also the instance's attributes, where TF's class sets them."""
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     params = [*options, ("reduction", "auto"), ("name", default_name)]
     signature = inspect.Signature(
@@ -300,6 +302,8 @@ def _loss_class(
         del values["self"]
         reduction, name = values.pop("reduction"), values.pop("name")
         LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **values)
+        for option in kept:
+            setattr(self, option, values[option])
 
     __init__.__signature__ = signature  # type: ignore[attr-defined]
     return type(class_name, (LossFunctionWrapper,), {"__init__": __init__})
@@ -318,6 +322,7 @@ BinaryCrossentropy = _loss_class(
     "BinaryCrossentropy",
     "binary_crossentropy",
     (("from_logits", False), ("label_smoothing", 0)),
+    kept=("from_logits",),
 )
 CategoricalCrossentropy = _loss_class(
     categorical_crossentropy,

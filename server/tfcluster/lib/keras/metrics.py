@@ -120,14 +120,62 @@ class Metric:
         return list(self._updates)
 
     @property
-    def dtype(self) -> Any:
-        return self._dtype
+    def dtype(self) -> str:
+        """The dtype's name ('float32'), as a Keras layer's (TF 1.15's Metric is a Layer)."""
+        return str(self._dtype.name)
 
     @property
     def variables(self) -> list[Any]:
         return list(self._variables)
 
     weights = variables
+
+    # ---- the Layer API TF 1.15's metrics have (a Metric is a Keras Layer there) -----------
+    trainable = True
+    supports_masking = False
+    dynamic = False
+    input_spec = None
+    activity_regularizer = None
+
+    @property
+    def trainable_weights(self) -> list[Any]:
+        """None: a metric's state variables are not trained."""
+        return []
+
+    trainable_variables = trainable_weights
+
+    @property
+    def non_trainable_weights(self) -> list[Any]:
+        return self.variables
+
+    non_trainable_variables = non_trainable_weights
+
+    @property
+    def losses(self) -> list[Any]:
+        return []
+
+    @property
+    def metrics(self) -> list[Any]:
+        return []
+
+    def get_weights(self) -> list[Any]:
+        return backend.batch_get_value(self.variables)  # type: ignore[no-any-return]
+
+    def set_weights(self, weights: Any) -> None:
+        from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin
+
+        KerasLayerMixin.set_weights(self, weights)  # type: ignore[arg-type]
+
+    @property
+    def _name(self) -> str:
+        return self.name
+
+    def count_params(self) -> int:
+        return int(sum(np.prod(v.shape.as_list()) for v in self.variables))
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        return cls(**config)
 
     def add_weight(
         self,
