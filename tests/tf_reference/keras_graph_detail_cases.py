@@ -589,3 +589,34 @@ def metric_loss_and_callback_attributes(tf):
 
 
 CASES["metric_loss_and_callback_attributes"] = metric_loss_and_callback_attributes
+
+
+def pooling_relu_and_depthwise_attributes(tf):
+    """Fields TF 1.15's layers carry: a pooling layer's pool_function (Keras's pool2d for
+    1-D, tf.nn's pools for 2-D and 3-D; tf.layers' alike), ReLU's support_masking, the Conv2D
+    fields DepthwiseConv2D inherits."""
+    _fresh(tf)
+    keras = tf.keras
+
+    def described(fn):
+        keywords = getattr(fn, "keywords", None)
+        name = getattr(fn, "__name__", None) or getattr(fn.func, "__name__", None)
+        return [name, keywords]
+
+    pools = {
+        name: described(getattr(keras.layers, name)(2).pool_function)
+        for name in ("MaxPooling1D", "AveragePooling1D", "MaxPooling2D", "AveragePooling2D",
+                     "MaxPooling3D", "AveragePooling3D")
+    }  # fmt: skip
+    pools["tf.layers.MaxPooling2D"] = described(tf.layers.MaxPooling2D(2, 2).pool_function)
+    relu = keras.layers.ReLU()
+    depthwise = keras.layers.DepthwiseConv2D(3)
+    return {
+        "pools": pools,
+        "relu": [relu.support_masking, relu.supports_masking],
+        "depthwise": [depthwise.filters, type(depthwise.kernel_initializer).__name__,
+                      repr(depthwise.kernel_regularizer), repr(depthwise.kernel_constraint)],
+    }  # fmt: skip
+
+
+CASES["pooling_relu_and_depthwise_attributes"] = pooling_relu_and_depthwise_attributes

@@ -5,6 +5,7 @@ transposed to channels-last around the pool (2-D pools take NCHW directly)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,7 @@ class _Pooling(Layer):
         self.padding = utils.normalize_padding(padding)
         self.data_format = utils.normalize_data_format(data_format)
         self.input_spec = InputSpec(ndim=rank + 2)
+        self.pool_function = _pool_function(rank, kind)
 
     def _pool2d(self, x: Any, pool_size: tuple[int, ...], strides: tuple[int, ...]) -> Any:
         """Keras's backend.pool2d as it runs on the CPU (channels-first transposed)."""
@@ -98,6 +100,18 @@ class _Pooling(Layer):
         if first:
             return TensorShape([dims[0], dims[1], *out])
         return TensorShape([dims[0], *out, dims[-1]])
+
+
+def _pool_function(rank: int, kind: str) -> Any:
+    """The function TF 1.15's pooling layer holds: Keras's pool2d for 1-D (its input gets a
+    dimension), tf.nn's max/avg pool for 2-D and 3-D."""
+    if rank == 1:
+        from tfcluster.lib.keras import backend_math
+
+        return functools.partial(backend_math.pool2d, pool_mode=kind)
+    if rank == 2:
+        return pooling_ops.max_pool if kind == "max" else pooling_ops.avg_pool
+    return pooling_ops.max_pool3d if kind == "max" else pooling_ops.avg_pool3d
 
 
 def _pool_class(rank: int, kind: str, doc: str) -> type:

@@ -237,6 +237,11 @@ class DepthwiseConv2D(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.depthwise_constraint = constraints.get(depthwise_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
+        # Conv2D's fields, which TF 1.15's DepthwiseConv2D inherits and does not use.
+        self.filters = None
+        self.kernel_initializer = initializers.get("glorot_uniform")
+        self.kernel_regularizer = None
+        self.kernel_constraint = None
         self.input_spec = InputSpec(ndim=4)
 
     def build(self, input_shape: Any) -> None:

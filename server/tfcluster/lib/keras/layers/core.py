@@ -161,6 +161,8 @@ class ReLU(Layer):
         self, max_value: Any = None, negative_slope: float = 0, threshold: float = 0, **kwargs: Any
     ) -> None:
         super().__init__(**kwargs)
+        # TF 1.15's attribute (its misspelling: supports_masking stays False).
+        self.support_masking = True
         self.max_value = max_value
         self.negative_slope = negative_slope
         self.threshold = threshold
