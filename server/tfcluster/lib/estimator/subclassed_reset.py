@@ -11,8 +11,6 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from tfcluster.lib.keras import backend
-from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.network import Network
 from tfcluster.lib.layers.base import Layer
 
@@ -92,11 +90,5 @@ def built_on(model: Any, inputs: list[Any] | None) -> Any:
     model.built = False
     if not inputs:
         raise ValueError("model_to_estimator of a subclassed model needs features to call it on")
-    kwargs = {"training": backend.learning_phase()} if model._takes_training() else {}
-    outputs = model(inputs[0] if len(inputs) == 1 else inputs, **kwargs)
-    model.inputs = list(inputs)
-    model.outputs = flatten(outputs)
-    model.input_names = [f"input_{i + 1}" for i in range(len(inputs))]
-    model.output_names = [f"output_{i + 1}" for i in range(len(model.outputs))]
-    model.built = True
+    model._build_on(list(inputs), [f"input_{i + 1}" for i in range(len(inputs))])
     return model

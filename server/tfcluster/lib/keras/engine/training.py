@@ -382,12 +382,16 @@ class Model(Network):
                 )
                 for i, a in enumerate(x)
             ]
+        self._build_on(inputs, [t.op.name for t in inputs])
+
+    def _build_on(self, inputs: list[Any], input_names: list[str]) -> None:
+        """A subclassed model (or Sequential) called on `inputs`, which become its inputs."""
         # As TF 1.15's _set_inputs: a call taking `training` gets the learning phase.
         kwargs = {"training": backend.learning_phase()} if self._takes_training() else {}
         outputs = self(inputs[0] if len(inputs) == 1 else inputs, **kwargs)
         self.inputs = inputs
         self.outputs = flatten(outputs)
-        self.input_names = [t.op.name for t in inputs]
+        self.input_names = input_names
         self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
         self.built = True
 
