@@ -1,6 +1,7 @@
 """Records the signature of every op in TensorFlow 1.15's tf.raw_ops into
 server/tfcluster/framework/tf115_op_defs.json: input and output args, attrs (type, default,
-allowed values, minimum), statefulness, and the keyword parameters of TF's raw op function.
+allowed values, minimum), statefulness, the commutative/aggregate/uninitialized-input flags,
+and the keyword parameters of TF's raw op function.
 
 Run with TF 1.15 itself (Python 3.7; the project never needs TensorFlow):
     /tmp/tf115/bin/python tools/record_tf115_op_defs.py
@@ -156,6 +157,13 @@ def main():
             }
         if op_def.is_stateful:
             entry["stateful"] = True
+        # Flags a MetaGraph's stripped_op_list carries with the op.
+        if op_def.is_commutative:
+            entry["commutative"] = True
+        if op_def.is_aggregate:
+            entry["aggregate"] = True
+        if op_def.allows_uninitialized_input:
+            entry["allows_uninitialized_input"] = True
         ops[name] = entry
     doc = {"tensorflow": tf.__version__, "ops": ops}
     # One op a line: compact, and a change to one op is a one-line diff.

@@ -6,7 +6,12 @@ import heapq
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tfcluster.framework import attr_values, errors, op_def_registry, op_signatures
+from tfcluster.framework import (
+    attr_values,
+    errors,
+    op_def_registry,
+    op_signatures,
+)
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.protos import function_pb2, graph_pb2, node_def_pb2
 
@@ -182,6 +187,10 @@ def import_graph_def(
     for key, value in input_map.items():
         if not isinstance(value, Tensor):
             raise TypeError(f"input_map values must be Tensors, got {value!r} for {key}")
+    if producer_op_list is not None:
+        from tfcluster.framework import stripped_op_list  # it builds on op_def_protos
+
+        graph_def = stripped_op_list.without_unknown_default_attrs(graph_def, producer_op_list)
     _check_op_types(graph_def)
     prefix_scope = "import" if name is None else name
     by_name = {n.name: n for n in graph_def.node}

@@ -22,6 +22,7 @@ from tfcluster.framework import (
     graph_io,
     proto_functions,
     proto_text,
+    stripped_op_list,
     v1_loop_contexts,
     v1_loop_lift,
 )
@@ -273,8 +274,12 @@ def create_meta_graph_def(
         mgd.graph_def.MergeFrom(graph.as_graph_def(add_shapes=True))
     else:
         mgd.graph_def.MergeFrom(graph_def)
-    # tfcluster keeps no OpDefs, so stripped_op_list stays empty and default-valued attrs
-    # stay in the nodes (strip_default_attrs is accepted; the graph is the same either way).
+    if not mgd.meta_info_def.stripped_op_list.op:
+        mgd.meta_info_def.stripped_op_list.MergeFrom(
+            stripped_op_list.stripped_op_list_for_graph(mgd.graph_def)
+        )
+    if strip_default_attrs:
+        stripped_op_list.strip_default_valued_attrs(mgd)
     if saver_def is not None:
         mgd.saver_def.MergeFrom(saver_def)
     keys = list(collection_list) if collection_list is not None else graph.get_all_collection_keys()
@@ -392,11 +397,14 @@ def import_scoped_meta_graph_with_return_elements(
                 node.device = ""
         scope = graph.unique_name(import_scope or "", mark_as_used=False)
         graph_def, mgd = _loops_lifted(graph_def, mgd)
+        info = mgd.meta_info_def
+        producer_ops = info.stripped_op_list if info.HasField("stripped_op_list") else None
         returned = graph_io.import_graph_def(
             graph_def,
             name=import_scope or scope,
             input_map=input_map,
             return_elements=return_elements,
+            producer_op_list=producer_ops,
         )
         _restore_collections(
             graph, mgd, scope, unbound_inputs_col_name, restore_collections_predicate

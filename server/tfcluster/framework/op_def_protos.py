@@ -36,7 +36,13 @@ def _op_def(op_type: str) -> op_def_pb2.OpDef | None:
     sig = op_signatures.lookup(op_type)
     if sig is None:
         return None
-    proto = op_def_pb2.OpDef(name=sig.name, is_stateful=sig.stateful)
+    proto = op_def_pb2.OpDef(
+        name=sig.name,
+        is_stateful=sig.stateful,
+        is_commutative=sig.commutative,
+        is_aggregate=sig.aggregate,
+        allows_uninitialized_input=sig.allows_uninitialized_input,
+    )
     for arg in sig.inputs:
         _arg(proto.input_arg.add(), arg)
     for arg in sig.outputs:

@@ -53,6 +53,10 @@ class OpSignature:
     # The keyword parameters of TF's raw op function, in its order ("name" aside).
     params: tuple[str, ...]
     stateful: bool = False
+    # OpDef flags a MetaGraph's stripped_op_list carries.
+    commutative: bool = False
+    aggregate: bool = False
+    allows_uninitialized_input: bool = False
     # Parameters TF's Python API names apart from the arg or attr they set (Split: axis sets
     # split_dim).
     renames: tuple[tuple[str, str], ...] = ()
@@ -127,6 +131,9 @@ def _table() -> dict[str, OpSignature]:
             attrs=tuple(_attr(a) for a in d["attrs"]),
             params=tuple(d["params"]),
             stateful=bool(d.get("stateful", False)),
+            commutative=bool(d.get("commutative", False)),
+            aggregate=bool(d.get("aggregate", False)),
+            allows_uninitialized_input=bool(d.get("allows_uninitialized_input", False)),
             renames=tuple(sorted(d.get("renames", {}).items())),
             deprecation_version=int(d.get("deprecation", {}).get("version", 0)),
             deprecation_explanation=d.get("deprecation", {}).get("explanation", ""),

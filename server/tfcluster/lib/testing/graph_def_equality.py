@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tfcluster.protos import graph_pb2, types_pb2
+from tfcluster.framework.attr_summaries import summarize_attr_value
+from tfcluster.protos import graph_pb2
 
 
 def assert_equal_graph_def(
@@ -104,60 +105,6 @@ def summarize_node_def(node: Any) -> str:
     if node.device:
         attrs.append(f'_device="{node.device}"')
     return f"{{{{node {node.name}}}}} = {node.op}[{', '.join(attrs)}]({', '.join(node.input)})"
-
-
-def summarize_attr_value(value: Any) -> str:
-    """TF's SummarizeAttrValue for the common kinds (tensors are shown by dtype and shape)."""
-    kind = value.WhichOneof("value")
-    if kind == "list":
-        items: list[str] = []
-        for field in ("s", "i", "f", "b", "type", "shape", "tensor", "func"):
-            items.extend(_summarize_one(field, v) for v in getattr(value.list, field))
-        return "[" + ", ".join(items) + "]"
-    if kind is None:
-        return "<Unknown AttrValue type>"
-    return _summarize_one(kind, getattr(value, kind))
-
-
-def _summarize_one(kind: str, v: Any) -> str:
-    if kind == "s":
-        return '"' + _c_escape(v) + '"'
-    if kind == "i":
-        return str(v)
-    if kind == "f":
-        return f"{v:g}"
-    if kind == "b":
-        return "true" if v else "false"
-    if kind == "type":
-        return str(types_pb2.DataType.Name(v))
-    if kind == "shape":
-        if v.unknown_rank:
-            return "<unknown>"
-        return "[" + ",".join("?" if d.size < 0 else str(d.size) for d in v.dim) + "]"
-    if kind == "tensor":
-        dims = ",".join(str(d.size) for d in v.tensor_shape.dim)
-        return f"<Tensor<type: {_dtype_name(v.dtype)} shape: [{dims}]>>"
-    if kind == "func":
-        return str(v.name)
-    return str(v)
-
-
-def _dtype_name(enum: int) -> str:
-    return str(types_pb2.DataType.Name(enum))[3:].lower()
-
-
-def _c_escape(raw: bytes) -> str:
-    out = []
-    for byte in raw:
-        char = chr(byte)
-        escaped = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "'": "\\'", "\\": "\\\\"}
-        if char in escaped:
-            out.append(escaped[char])
-        elif 32 <= byte < 127:
-            out.append(char)
-        else:
-            out.append(f"\\{byte:03o}")
-    return "".join(out)
 
 
 # TF 1.15 matches these patterns against str() of the bytes value ("b'...'") with re.match,
