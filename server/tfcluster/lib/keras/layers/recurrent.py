@@ -26,6 +26,7 @@ from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import config_fields, tf_signature
 from tfcluster.lib.keras.layers.recurrent_loop import keras_rnn_loop, keras_rnn_unrolled
 from tfcluster.lib.keras.regularizers import get as get_regularizer
+from tfcluster.lib.layers.base import InputSpec
 from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops
 
 
@@ -469,7 +470,7 @@ class LSTMCell(_KerasCell):
 
     @property
     def state_size(self) -> Any:
-        return (self.units, self.units)
+        return [self.units, self.units]
 
     def step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
         if self.implementation != 1:
@@ -588,6 +589,13 @@ def _takes(fn: Any, name: str) -> bool:
         return False
 
 
+def _nones_like(nested: Any) -> Any:
+    """nested with every leaf None (Keras's states of an RNN that keeps none)."""
+    if isinstance(nested, (list, tuple)):
+        return type(nested)(_nones_like(item) for item in nested)
+    return None
+
+
 def _flat(nested: Any) -> list[Any]:
     """The leaves of nested lists and tuples (states, or a cell's state sizes), in order."""
     if isinstance(nested, (list, tuple)):
@@ -628,9 +636,49 @@ class RNN(Layer):
         self.stateful = stateful
         self.unroll = unroll
         self.time_major = time_major
+        # The specs of the initial states and constants (set when the layer is built).
+        self.state_spec: Any = None
+        self.constants_spec: Any = None
+        self._states: Any = None
+
+    @property
+    def states(self) -> Any:
+        """A stateful RNN's state variables; before them (and in a stateless RNN) a None
+        per state, as Keras has it."""
+        if self._states is None:
+            sizes = self.cell.state_size
+            if isinstance(sizes, (list, tuple)):
+                return type(sizes)(_nones_like(size) for size in sizes)
+            return [None]
+        return self._states
+
+    @states.setter
+    def states(self, states: Any) -> None:
+        self._states = states
+
+    def get_initial_state(self, inputs: Any) -> list[Any]:
+        """The zero states (or the cell's own initial state) for a batch of `inputs`."""
+        if isinstance(inputs, (list, tuple)):
+            inputs = inputs[0]
+        batch = array_ops.shape(inputs)[1 if self.time_major else 0]
+        own = getattr(self.cell, "get_initial_state", None)
+        if own is not None:
+            state = own(inputs=None, batch_size=batch, dtype=inputs.dtype)
+        else:
+            state = [
+                array_ops.zeros(array_ops.stack([batch, size]), inputs.dtype)
+                for size in _LoopCell(self.cell).state_size
+            ]
+        return list(state) if isinstance(state, (list, tuple)) else [state]
 
     def build(self, input_shape: Any) -> None:
         shape = TensorShape(input_shape)
+        if self.state_spec is None:
+            # One spec per item of the cell's state_size, as TF 1.15 makes them (a stacked
+            # cell's LSTM pair becomes one spec of shape [None, units, units]).
+            sizes = self.cell.state_size
+            items = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+            self.state_spec = [InputSpec(shape=[None, *TensorShape(i).as_list()]) for i in items]
         # The cell's weights are made here, in this layer's name scope (`lstm/kernel`).
         if not self.cell.built or not self.cell.weights:
             self.cell.build(TensorShape([shape[0]]).concatenate(shape[2:]))
@@ -661,7 +709,7 @@ class RNN(Layer):
     def reset_states(self, states: Any = None) -> None:
         if not self.stateful:
             raise AttributeError("Layer must be stateful.")
-        if not getattr(self, "states", None):
+        if self._states is None:
             raise ValueError("The layer has not been built yet: its states do not exist.")
         sizes = _LoopCell(self.cell).state_size
         batch = self._state_batch_size
@@ -949,7 +997,8 @@ class StackedRNNCells(Layer):
 
     @property
     def state_size(self) -> Any:
-        return tuple(self.cells_state_sizes())
+        # Each cell's own state size, as TF 1.15 has them (nested, not flattened).
+        return tuple(cell.state_size for cell in self.cells)
 
     def cells_state_sizes(self) -> list[Any]:
         out: list[Any] = []
