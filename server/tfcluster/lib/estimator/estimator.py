@@ -24,6 +24,7 @@ from tfcluster.framework.graph import (
     get_default_graph,
     set_random_seed,
 )
+from tfcluster.lib.estimator import saved_model_export
 from tfcluster.lib.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfcluster.lib.estimator.run_config import RunConfig, get_default_session_config
 from tfcluster.lib.metrics import metrics_impl
@@ -658,65 +659,39 @@ class Estimator:
         *,  # the private option of TF's _export_saved_model
         _strip_default_attrs: bool = True,
     ) -> bytes:
-        """A SavedModel of the PREDICT graph with the latest checkpoint's variables, under
-        export_dir_base/<timestamp>; returns that directory (bytes, as TF does)."""
-        from tfcluster.client.session import Session
-        from tfcluster.lib.saved_model import builder as builder_lib
-        from tfcluster.lib.saved_model import export_utils, tag_constants
-
+        """A SavedModel of the graph of `experimental_mode` (PREDICT: the serving graph) with
+        the latest checkpoint's variables, under export_dir_base/<timestamp>; returns that
+        directory (bytes, as TF does)."""
         if serving_input_receiver_fn is None:
             raise ValueError("An input_receiver_fn must be defined.")
-        if not checkpoint_path:
-            checkpoint_path = self.latest_checkpoint()
-        if not checkpoint_path:
-            raise ValueError(f"Couldn't find trained model at {self._model_dir}.")
-        export_dir = _timestamped_dir(export_dir_base)
-        # TF formats the bytes name: the folder is literally temp-b'<timestamp>' (its log
-        # line "SavedModel written to: .../temp-b'1700000000'/saved_model.pb" shows it).
-        temp_name = "temp-" + str(os.path.basename(export_dir).encode())
-        temp_dir = os.path.join(os.path.dirname(export_dir), temp_name)
-        g = Graph()
-        with g.as_default():
-            training_util.create_global_step(g)
-            set_random_seed(self._config.tf_random_seed)
-            receiver = serving_input_receiver_fn()
-            spec = self._call_model_fn(
-                receiver.features,
-                getattr(receiver, "labels", None),
-                experimental_mode,
-                self._config,
-            )
-            signature_map = export_utils.build_all_signature_defs(
-                receiver.receiver_tensors,
-                spec.export_outputs or {},
-                receiver.receiver_tensors_alternatives,
-            )
-            local_init_op = spec.scaffold.local_init_op or (
-                monitored_session.Scaffold.default_local_init_op()
-            )
-            saver = spec.scaffold.saver or Saver(sharded=True)
-            with Session(config=self._session_config) as session:
-                saver.restore(session, checkpoint_path)
-                builder = builder_lib.SavedModelBuilder(temp_dir)
-                builder.add_meta_graph_and_variables(
-                    session,
-                    [tag_constants.SERVING],
-                    signature_def_map=signature_map,
-                    assets_collection=get_collection(GraphKeys.ASSET_FILEPATHS),
-                    main_op=local_init_op,
-                    saver=saver,
-                    strip_default_attrs=_strip_default_attrs,
-                )
-                builder.save(as_text)
-        if assets_extra:
-            extra = os.path.join(temp_dir, "assets.extra")
-            for dest, source in assets_extra.items():
-                path = os.path.join(extra, dest)
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(source, "rb") as src, open(path, "wb") as dst:
-                    dst.write(src.read())
-        os.rename(temp_dir, export_dir)
-        return export_dir.encode()
+        return saved_model_export.export_all_saved_models(
+            self,
+            export_dir_base,
+            {experimental_mode: serving_input_receiver_fn},
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+            strip_default_attrs=_strip_default_attrs,
+        )
+
+    def experimental_export_all_saved_models(
+        self,
+        export_dir_base: str,
+        input_receiver_fn_map: dict[str, Callable[..., Any]],
+        assets_extra: dict[str, str] | None = None,
+        as_text: bool = False,
+        checkpoint_path: str | None = None,
+    ) -> bytes:
+        """One SavedModel with a MetaGraph per mode of `input_receiver_fn_map` (TRAIN, EVAL
+        and PREDICT receivers, tagged train, eval and serve)."""
+        return saved_model_export.export_all_saved_models(
+            self,
+            export_dir_base,
+            input_receiver_fn_map,
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+        )
 
     def export_savedmodel(
         self,
@@ -736,16 +711,6 @@ class Estimator:
             checkpoint_path=checkpoint_path,
             _strip_default_attrs=strip_default_attrs,
         )
-
-
-def _timestamped_dir(base: str) -> str:
-    for _ in range(10):
-        path = os.path.join(base, str(int(time.time())))
-        if not os.path.exists(path):
-            os.makedirs(base, exist_ok=True)
-            return path
-        time.sleep(1)
-    raise RuntimeError("Failed to obtain a unique export directory name after 10 attempts.")
 
 
 def _extract_keys(predictions: Any, keys: Any) -> Any:

@@ -106,3 +106,108 @@ def _maybe_add_default_serving_output(export_outputs: dict[Any, Any]) -> None:
             "default.  Do this by naming one of them with "
             "signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY."
         )
+
+
+class _SupervisedOutput(ExportOutput):
+    """The loss, predictions and metrics of a TRAIN or EVAL graph, as one supervised
+    signature: outputs `loss`, `predictions/<key>`, `metrics/<name>/value` and
+    `metrics/<name>/update_op` (an update op wrapped in a tensor that runs it)."""
+
+    _SEPARATOR = "/"
+
+    def __init__(self, loss: Any = None, predictions: Any = None, metrics: Any = None) -> None:
+        self.loss = _prefixed(_checked_outputs(loss, "loss"), "loss") if loss is not None else {}
+        self.predictions = (
+            _prefixed(_checked_outputs(predictions, "predictions"), "predictions")
+            if predictions is not None
+            else {}
+        )
+        self.metrics = _metric_outputs(metrics) if metrics is not None else {}
+
+    def _signature_def_fn(self) -> Any:
+        raise NotImplementedError
+
+    def as_signature_def(self, receiver_tensors: dict[str, Tensor]) -> Any:
+        return self._signature_def_fn()(receiver_tensors, self.loss, self.predictions, self.metrics)
+
+
+class TrainOutput(_SupervisedOutput):
+    def _signature_def_fn(self) -> Any:
+        return signature_def_utils.supervised_train_signature_def
+
+
+class EvalOutput(_SupervisedOutput):
+    def _signature_def_fn(self) -> Any:
+        return signature_def_utils.supervised_eval_signature_def
+
+
+def _output_key(key: Any, label: str) -> str:
+    if isinstance(key, tuple):  # a multi-head model's (head, key)
+        key = "/".join(key)
+    if not isinstance(key, str):
+        raise ValueError(f"{label} output key must be a string; got {key}.")
+    return key
+
+
+def _checked_outputs(outputs: Any, label: str) -> dict[str, Tensor]:
+    if not isinstance(outputs, dict):
+        outputs = {label: outputs}
+    checked = {}
+    for key, value in outputs.items():
+        key = _output_key(key, label)
+        if not isinstance(value, Tensor):
+            raise ValueError(f"{label} output value must be a Tensor; got {value}.")
+        checked[key] = value
+    return checked
+
+
+def _prefix(key: str, name: str) -> str:
+    return key if key.find(name) == 0 else f"{name}/{key}"
+
+
+def _prefixed(outputs: dict[str, Tensor], name: str) -> dict[str, Tensor]:
+    return {_prefix(key, name): value for key, value in outputs.items()}
+
+
+def _metric_outputs(metrics: Any) -> dict[str, Tensor]:
+    from tfcluster.framework.graph import Operation, control_dependencies
+    from tfcluster.ops import constant_op
+
+    if not isinstance(metrics, dict):
+        metrics = {"metrics": metrics}
+    outputs: dict[str, Tensor] = {}
+    for key, value in metrics.items():
+        if isinstance(value, tuple):
+            metric_value, metric_op = value
+        else:  # a Keras Metric object
+            metric_value, metric_op = value.result(), value.updates[0]
+        key = _prefix(_output_key(key, "metrics"), "metrics")
+        if not isinstance(metric_value, Tensor):
+            raise ValueError(f"{key} output value must be a Tensor; got {metric_value}.")
+        if not isinstance(metric_op, (Tensor, Operation)):
+            raise ValueError(f"{key} update_op must be a Tensor or Operation; got {metric_op}.")
+        if not isinstance(metric_op, Tensor):
+            # A SignatureDef holds tensors only: the op runs before an empty constant.
+            with control_dependencies([metric_op]):
+                metric_op = constant_op.constant([], name="metric_op_wrapper")
+        outputs[f"{key}/value"] = metric_value
+        outputs[f"{key}/update_op"] = metric_op
+    return outputs
+
+
+def export_outputs_for_mode(
+    mode: str,
+    serving_export_outputs: Any = None,
+    predictions: Any = None,
+    loss: Any = None,
+    metrics: Any = None,
+) -> dict[Any, Any]:
+    """The export outputs of a graph built in `mode`: the serving ones for PREDICT, one
+    TrainOutput or EvalOutput (under the key "train" or "eval") otherwise."""
+    keys = {"train": "train", "eval": "eval", "infer": sc.DEFAULT_SERVING_SIGNATURE_DEF_KEY}
+    if mode not in keys:
+        raise ValueError(f"Export output type not found for mode: {mode}")
+    if mode == "infer":
+        return get_export_outputs(serving_export_outputs, predictions)
+    made = TrainOutput if mode == "train" else EvalOutput
+    return {keys[mode]: made(loss=loss, predictions=predictions, metrics=metrics)}
