@@ -18,6 +18,7 @@ from tfcluster.lib.keras import callbacks as cbks
 from tfcluster.lib.keras.backend_function import run_step
 from tfcluster.lib.keras.engine import (
     layer_metrics,
+    model_functions,
     sample_weights,
     saving,
     target_checks,
@@ -423,6 +424,59 @@ class Model(Network):
                 self._train_fn = control_flow_ops.group(*updates)
         if not for_training and self._test_fn is None:
             self._test_fn = self._state_update_group("evaluation", self.total_loss)
+
+    # ---- TF 1.15's K.functions of the loops, for programs that call them ---------------------
+    def _make_train_function(self) -> None:
+        self._ensure_compiled(for_training=True)
+
+    def _make_test_function(self) -> None:
+        self._ensure_compiled(for_training=False)
+
+    def _make_predict_function(self) -> None:
+        self._ensure_predict_function()
+
+    def _function_attribute(self, name: str, made: Any) -> Any:
+        """TF 1.15 sets the function attributes to None when compile builds the loss, and to
+        the function when a loop (or _make_*_function) makes it; before, there are none."""
+        if name in self.__dict__:
+            return self.__dict__[name]
+        if made is not None or (self._compiled and hasattr(self, "total_loss")):
+            return made
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _set_function_attribute(self, name: str, op_attribute: str, value: Any) -> None:
+        """None makes the next loop build the function again (as in TF); another value is
+        kept as the attribute."""
+        self.__dict__.pop(name, None)
+        if value is None:
+            setattr(self, op_attribute, None)
+        else:
+            self.__dict__[name] = value
+
+    @property
+    def train_function(self) -> Any:
+        return self._function_attribute("train_function", model_functions.train_function(self))
+
+    @train_function.setter
+    def train_function(self, value: Any) -> None:
+        self._set_function_attribute("train_function", "_train_fn", value)
+
+    @property
+    def test_function(self) -> Any:
+        return self._function_attribute("test_function", model_functions.test_function(self))
+
+    @test_function.setter
+    def test_function(self, value: Any) -> None:
+        self._set_function_attribute("test_function", "_test_fn", value)
+
+    @property
+    def predict_function(self) -> Any:
+        made = model_functions.predict_function(self)
+        return self._function_attribute("predict_function", made)
+
+    @predict_function.setter
+    def predict_function(self, value: Any) -> None:
+        self._set_function_attribute("predict_function", "_predict_fn", value)
 
     def _ensure_predict_function(self) -> None:
         if getattr(self, "_predict_fn", None) is None:
