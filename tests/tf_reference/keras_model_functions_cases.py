@@ -19,6 +19,9 @@ _X = np.array([[0.5, -1.0, 2.0], [1.5, 2.0, -0.5], [-0.25, 0.75, 1.0], [1.0, 1.0
 _Y = np.array([[1.0], [0.0], [2.0], [0.5]], np.float32)
 
 
+_KERNEL = [[0.5, -0.25], [0.1, 0.2], [-0.3, 0.4]]
+
+
 def _model(tf):
     return tf.keras.Sequential(
         [
@@ -26,7 +29,7 @@ def _model(tf):
                 2,
                 activation="relu",
                 input_shape=(3,),
-                kernel_initializer=tf.keras.initializers.Constant([[0.5, -0.25], [0.1, 0.2], [-0.3, 0.4]]),
+                kernel_initializer=tf.keras.initializers.Constant(_KERNEL),
             ),
             tf.keras.layers.Dropout(0.0),
             tf.keras.layers.Dense(1, kernel_initializer="ones"),
