@@ -271,13 +271,24 @@ def _create_functional_op(
     return op
 
 
+def builds_v2_control_flow(graph: Graph) -> bool:
+    """Whether TF 1.15 builds control flow here as functional ops (cond_v2): in a function's
+    graph (a Dataset.map function, a Defun), its branches included, but not in a TF1 cond
+    branch or loop body of an ordinary graph (those count their ops in that graph)."""
+    while isinstance(graph, FuncGraph) and graph._id_source is not None:
+        graph = graph._id_source
+    return isinstance(graph, FuncGraph)
+
+
 def _build_branch(
-    graph: Graph, name: str, fn: Callable[[], Any], strict: bool, what: str
+    graph: Graph, name: str, fn: Callable[[], Any], strict: bool, what: str, v2: bool = False
 ) -> tuple[FuncGraph, Any, list[Any]]:
-    """Calls `fn` inside a new body; returns it, its result structure and flat results."""
+    """Calls `fn` inside a new body; returns it, its result structure and flat results. A
+    TF1 branch counts its ops in `graph`; a cond_v2 branch (v2) in its own function."""
     fg = FuncGraph(name, graph)
     # Its ops are named in the cond's scope, as TF1 names the ops of a branch.
-    with fg.as_default(), fg.name_scope(name.rsplit("/", 1)[0] + "/"), fg.ops_counted_in(graph):
+    counting = contextlib.nullcontext() if v2 else fg.ops_counted_in(graph)
+    with fg.as_default(), fg.name_scope(name.rsplit("/", 1)[0] + "/"), counting:
         result = fn()
         if result is None:
             raise ValueError(f"{what} must have a return value.")
@@ -289,7 +300,8 @@ def _build_branch(
             if isinstance(leaf, Operation):
                 if leaf.graph is not fg:
                     fg.capture_control(leaf)
-                graph._match_tf1_op_count(1)  # TF1's Identity of the pivot after the op
+                if not v2:
+                    graph._match_tf1_op_count(1)  # TF1's Identity of the pivot after the op
                 flat.append(leaf)
             elif leaf is None:
                 # TF1 converts each result with convert_to_tensor, which refuses None.
@@ -345,12 +357,16 @@ def cond(
             # branch before its own Switch: the capture counts as that op, in that order.
             pred_t = graph.capture(pred_t)
         op_name = scope[:-1]
-        graph._match_tf1_op_count(_COND_V1_OPS_BEFORE_BRANCHES)
+        # In a function TF 1.15 builds cond_v2: an If and an Identity per output, the
+        # branches counting their ops on their own; elsewhere TF1's Switch / Merge cond.
+        v2 = builds_v2_control_flow(graph)
+        if not v2:
+            graph._match_tf1_op_count(_COND_V1_OPS_BEFORE_BRANCHES)
         then_fg, then_res, then_flat = _build_branch(
-            graph, f"{op_name}/true_fn", true_fn, strict, "true_fn"
+            graph, f"{op_name}/true_fn", true_fn, strict, "true_fn", v2
         )
         else_fg, else_res, else_flat = _build_branch(
-            graph, f"{op_name}/false_fn", false_fn, strict, "false_fn"
+            graph, f"{op_name}/false_fn", false_fn, strict, "false_fn", v2
         )
         if not same_structure(then_res, else_res):
             raise ValueError(
@@ -390,11 +406,15 @@ def cond(
             then_exp,
             else_exp,
         )
+        positions = [k for k, leaf in enumerate(then_flat) if not isinstance(leaf, Operation)]
+        if v2:
+            outputs = iter(_named_as_v1(op.outputs[: len(then_outs)], "Identity", 0))
+            flat_result = [op if isinstance(x, Operation) else next(outputs) for x in then_flat]
+            return _parts_as_slices(pack_as(then_res, _with_arrays(flatten(then_res), flat_result)))
         # TF1 ends a cond with a Merge per output: they, not the If op (and the _RefHandles of
         # captured variables), are in its op count; those of tensors are made below.
         graph._match_tf1_op_count(merges_end - graph._op_count() - len(then_outs))
         op._set_attr(V1_COND_ATTR, True)
-        positions = [k for k, leaf in enumerate(then_flat) if not isinstance(leaf, Operation)]
         outputs = iter(_named_as_v1(op.outputs[: len(then_outs)], "Merge", 0, positions))
         flat_result = [op if isinstance(leaf, Operation) else next(outputs) for leaf in then_flat]
         return _parts_as_slices(pack_as(then_res, _with_arrays(flatten(then_res), flat_result)))

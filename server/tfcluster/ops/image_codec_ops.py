@@ -7,9 +7,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
-from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import math_ops, random_ops, string_ops  # noqa: F401 (Substr is defined there)
+from tfcluster.ops.control_flow_ops import builds_v2_control_flow
 from tfcluster.ops.image_ops import convert_image_dtype
 from tfcluster.ops.image_shapes import add_node as _node
 from tfcluster.ops.image_shapes import int32_tensor as _int32
@@ -162,13 +163,38 @@ def decode_image(
     if channels not in (None, 0, 1, 3, 4):
         raise ValueError("channels must be in (None, 0, 1, 3, 4)")
     dt = dtypes.as_dtype(dtype).base_dtype
+    graph = get_default_graph()
+    start = graph._op_count()
+    # TF 1.15 chains conds: TF1's Switch / Merge ones in a graph, cond_v2 in a function
+    # (a Dataset.map function), whose branches count their ops apart.
+    v2 = builds_v2_control_flow(graph)
     with name_scope(name, "decode_image"):
         attrs = {
             "channels": int(channels or 0),
             "dtype": dt,
             "expand_animations": bool(expand_animations),
         }
-        return _node("DecodeImage", [_string(contents)], attrs, None).outputs[0]
+        # Named as TF 1.15's result, the output of its outermost cond.
+        result_name = "cond_jpeg/Identity" if v2 else "cond_jpeg/Merge"
+        image = _node("DecodeImage", [_string(contents)], attrs, result_name).outputs[0]
+    # TF 1.15's ops for it (a Python value converted twice among them): later ops' seeds
+    # derive from the graph's op count.
+    if v2:
+        tf1_ops = _DECODE_IMAGE_V2_OPS
+    else:
+        tf1_ops = _DECODE_IMAGE_TF1_OPS + _DECODE_IMAGE_CONVERT_OPS.get(dt, 8)
+        tf1_ops += 0 if expand_animations else 3
+    tf1_ops += 0 if _is_tensor(contents) else 2
+    graph._match_tf1_op_count(tf1_ops - (graph._op_count() - start))
+    return image
+
+
+# TF 1.15's decode_image: Substr, the format tests and four conds of Switch and Merge with
+# each format's checks and decoder; the conversion to another dtype in each branch adds ops.
+_DECODE_IMAGE_TF1_OPS = 76
+_DECODE_IMAGE_CONVERT_OPS = {dtypes.uint8: 0, dtypes.uint16: 6}
+# In a function: Substr and the JPEG test, then one If and its Identity.
+_DECODE_IMAGE_V2_OPS = 10
 
 
 def encode_jpeg(
