@@ -32,6 +32,27 @@ class PhiloxStream:
         out, self._buffer = self._buffer[:n], self._buffer[n:]
         return out
 
+    def rand32(self) -> int:
+        """SimplePhilox::Rand32: the next word."""
+        return int(self.words(1)[0])
+
+    def rand_float(self) -> np.float32:
+        """SimplePhilox::RandFloat: a float32 in [0, 1) from one word's 23 low bits."""
+        return np.float32(_philox.uint32_to_float(self.words(1))[0])
+
+    def uniform32(self, n: int) -> int:
+        """SimplePhilox::Uniform(n): TF's ExactUniformInt over 32-bit words, in [0, n)
+        (a power of two masks one word; otherwise words below 2**32 mod n are rejected)."""
+        if n == 0:
+            return self.rand32()
+        if n & (n - 1) == 0:
+            return self.rand32() & (n - 1)
+        reject_below = ((0xFFFFFFFF % n) + 1) % n
+        while True:
+            word = self.rand32()
+            if word >= reject_below:
+                return word % n
+
     def random(self, n: int) -> np.ndarray:
         """n RandDouble()s in [0, 1): two words each, the first giving the mantissa's top bits."""
         w = self.words(2 * n).reshape(n, 2)

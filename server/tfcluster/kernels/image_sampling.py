@@ -1,6 +1,7 @@
 """Random sampling of image windows on the CPU: SampleDistortedBoundingBox(V2) (TF's
 rejection sampling of crops that cover enough of a box) and ExtractGlimpse (windows at offsets,
-noise where they leave the image). Draws come from each node's own generator."""
+noise where they leave the image). A crop's draws are TF's: the node's Philox stream read
+as SimplePhilox reads it."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels._philox_stream import PhiloxStream
 from tfcluster.kernels.common import Compute, host_array, invalid
 from tfcluster.kernels.image_nms import scalar_input as _scalar
+from tfcluster.kernels.random import _Generator as PhiloxGenerator
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 F32 = np.float32
@@ -39,7 +42,7 @@ def _lrint(value: Any) -> int:
 
 
 def _random_crop(
-    rng: np.random.Generator,
+    rng: PhiloxStream,
     width: int,
     height: int,
     aspect: float,
@@ -56,7 +59,7 @@ def _random_crop(
     max_h = min(max_h, height)
     h = min(h, max_h)
     if h < max_h:
-        h += int(rng.integers(0, max_h - h + 1))
+        h += rng.uniform32(max_h - h + 1)
     w = _lrint(h * F32(aspect))
     area = F32(w * h)
     if area < min_area:
@@ -69,8 +72,8 @@ def _random_crop(
         area = F32(w * h)
     if area < min_area or area > max_area or w > width or h > height or w <= 0 or h <= 0:
         return None
-    y = int(rng.integers(0, height - h)) if h < height else 0
-    x = int(rng.integers(0, width - w)) if w < width else 0
+    y = rng.uniform32(height - h) if h < height else 0
+    x = rng.uniform32(width - w) if w < width else 0
     return _Rect(x, y, x + w, y + h)
 
 
@@ -98,9 +101,8 @@ def _sample_distorted(version: int) -> None:
 
     @kernel(op, devices=CPU_ONLY)
     def factory(node: Any, xp: Any) -> Compute:
-        seed, seed2 = int(node.attrs.get("seed", 0)), int(node.attrs.get("seed2", 0))
-        rng = np.random.default_rng(None if seed == seed2 == 0 else [seed, seed2])
-        lock = threading.Lock()
+        # TF's GuardedPhiloxRandom from (seed, seed2): each run reserves four words per attempt.
+        generator = PhiloxGenerator(node)
         aspect_lo, aspect_hi = _range_attr(node, "aspect_ratio_range", [0.75, 1.33], "Aspect ratio")
         area_lo, area_hi = _range_attr(node, "area_range", [0.05, 1.0], "Area")
         if not (0 < area_lo <= 1 and 0 < area_hi <= 1):
@@ -157,13 +159,13 @@ def _sample_distorted(version: int) -> None:
                     )
                 boxes = [_Rect(0, 0, width, height)]
             crop = None
-            with lock:
-                for _ in range(attempts):
-                    aspect = float(F32(rng.random()) * F32(aspect_hi - aspect_lo) + F32(aspect_lo))
-                    found = _random_crop(rng, width, height, aspect, area_lo, area_hi)
-                    if found is not None and _covers(found, covered, boxes):
-                        crop = found
-                        break
+            rng = PhiloxStream(generator.reserve(attempts))
+            for _ in range(attempts):
+                aspect = float(rng.rand_float() * F32(aspect_hi - aspect_lo) + F32(aspect_lo))
+                found = _random_crop(rng, width, height, aspect, area_lo, area_hi)
+                if found is not None and _covers(found, covered, boxes):
+                    crop = found
+                    break
             if crop is None:
                 crop = _Rect(0, 0, width, height)
             begin = np.asarray([crop.y0, crop.x0, 0], out_dtype)

@@ -309,17 +309,16 @@ def sample_distorted_bounding_box(
     use_image_if_no_bounding_boxes: Any = None,
     name: str | None = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    from tfcluster.framework.graph import get_seed
-
     with name_scope(name, "sample_distorted_bounding_box"):
         size = convert_to_tensor(image_size, name="image_size")
         boxes = convert_to_tensor(bounding_boxes, dtype=F32, name="bounding_boxes")
         covered = convert_to_tensor(min_object_covered, dtype=F32, name="min_object_covered")
-        s1, s2 = get_seed(seed)
+        # TF 1.15's v1 function passes its seeds to the op as given (no graph seed): without
+        # them the op draws from a random seed on every run.
         attrs: dict[str, Any] = {
             "T": size.dtype.base_dtype,
-            "seed": int(s1 or 0) if seed2 is None else int(seed or 0),
-            "seed2": int(s2 or 0) if seed2 is None else int(seed2),
+            "seed": int(seed or 0),
+            "seed2": int(seed2 or 0),
             "aspect_ratio_range": [float(v) for v in (aspect_ratio_range or [0.75, 1.33])],
             "area_range": [float(v) for v in (area_range or [0.05, 1.0])],
             "max_attempts": int(max_attempts or 100),
