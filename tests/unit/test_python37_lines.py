@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from tfcluster.api._python37_lines import python37_line
+from tfcluster.framework.python37_lines import python37_line
 
 
 def _line_of_caller(*args: Any, **kwargs: Any) -> int:

@@ -23,8 +23,9 @@ import types
 from pathlib import Path
 from typing import Any
 
-from tfcluster.api._python37_lines import python37_line
 from tfcluster.framework.converted_code import in_converted_function
+from tfcluster.framework.python37_lines import as_given as _as_given
+from tfcluster.framework.python37_lines import python37_line
 
 _TABLE_FILE = Path(__file__).with_name("tf115_deprecated_names.json")
 _FUNCTIONS_FILE = Path(__file__).with_name("tf115_deprecated_functions.json")
@@ -356,15 +357,6 @@ def _announce(module_path: str, name: str, frame: types.FrameType | None) -> Non
         full,
         _table()[module_path][name],
     )
-
-
-def _as_given(filename: str) -> str:
-    """The program's own script as its command line named it (Python 3.9 and later make the
-    main script's file name absolute; TF 1.15's Python printed it as given)."""
-    given = sys.argv[0] if sys.argv else ""
-    if given and not os.path.isabs(given) and os.path.abspath(given) == filename:
-        return given
-    return filename
 
 
 def _module_path(module: types.ModuleType) -> str | None:

@@ -88,6 +88,9 @@ class FuncGraph(Graph):
         self.control_captures: list[Operation] = []
         # While set, ops made here take their ids from this graph's count (ops_counted_in).
         self._id_source: Graph | None = None
+        # Whether a random op here took its op seed from the graph seed (TF's flag, read by
+        # tf.data's warning about the outer graph's seed).
+        self._seed_used = False
 
     # ---- op ids --------------------------------------------------------------------------
     # TF1 builds a tf.cond branch or a tf.while_loop body in the graph itself, so its ops

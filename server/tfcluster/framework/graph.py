@@ -1194,6 +1194,8 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     seeds: tuple[int | None, int | None]
     if graph_seed is not None:
         if op_seed is None:
+            if hasattr(graph, "_seed_used"):
+                graph._seed_used = True
             op_seed = graph._op_count()
         seeds = int(graph_seed) % _MAXINT32, int(op_seed) % _MAXINT32
     elif op_seed is not None:

@@ -8,6 +8,7 @@ TF 1.x. A tf.Variable used in a function is read then, through its snapshot.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,12 +16,23 @@ from tfcluster.framework import dtypes
 from tfcluster.framework.converted_code import tracing_converted_function
 from tfcluster.framework.func_graph import FuncGraph
 from tfcluster.framework.graph import Operation, Tensor, get_default_graph
+from tfcluster.framework.python37_lines import warn_from_program
 from tfcluster.lib.data import structure as st
 
 
 def _name_of(func: Callable[..., Any]) -> str:
     name = getattr(func, "__name__", type(func).__name__)
     return "".join(c if c.isalnum() or c in "_." else "_" for c in name) or "fn"
+
+
+def _tf_function_name(func: Any) -> str:
+    """TF 1.15's function_utils.get_func_name: a function's name, a bound method's
+    Class.method, else str() of the type (a functools.partial's too)."""
+    if inspect.isfunction(func):
+        return str(func.__name__)
+    if inspect.ismethod(func):
+        return f"{type(func.__self__).__name__}.{func.__func__.__name__}"
+    return str(type(func))
 
 
 class StructuredFunction:
@@ -94,6 +106,14 @@ class StructuredFunction:
         self.outputs = flat
         self.function = fg.to_function([*self.args, *self.captured_args], flat)
         self.func_graph = fg
+        if outer.seed and fg.seed == outer.seed and fg._seed_used:
+            readable = transformation_name.replace(".", "_")[:-2]
+            warn_from_program(
+                f"Seed {outer.seed} from outer graph might be getting used by function "
+                f"{readable}_{_tf_function_name(func)}, if the random op has not been provided "
+                "any seed. Explicitly set the seed in the function if this is not the "
+                "intended behavior."
+            )
 
     def vectorized(self) -> Any:
         """The func attr of this function's batched form (None: it has none); see

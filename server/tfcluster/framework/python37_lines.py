@@ -1,5 +1,6 @@
-"""The line number Python 3.7 gives a frame's current instruction, which TF 1.15's messages
-("From prog.py:<line>: ...") name.
+"""Where Python 3.7 says a frame is, which TF 1.15's messages name ("From prog.py:<line>: ...",
+a warning's "prog.py:<line>: UserWarning"): the script's file name as the command line gave
+it, and the line number of the frame's current instruction.
 
 Python 3.7 numbers the instructions of a statement by the latest line any of its expressions
 compiled so far started on: a call spread over several lines is at the line of its last
@@ -13,7 +14,10 @@ from __future__ import annotations
 import ast
 import functools
 import linecache
+import os
+import sys
 import types
+import warnings
 
 from tfcluster.framework.converted_code import is_converted_code
 
@@ -79,3 +83,34 @@ def python37_line(frame: types.FrameType) -> int:
             break
         latest = max(latest, first)
     return latest
+
+
+def as_given(filename: str) -> str:
+    """The program's own script as its command line named it (Python 3.9 and later make the
+    main script's file name absolute; TF 1.15's Python printed it as given)."""
+    given = sys.argv[0] if sys.argv else ""
+    if given and not os.path.isabs(given) and os.path.abspath(given) == filename:
+        return given
+    return filename
+
+
+def warn_from_program(message: str, category: type[Warning] = UserWarning) -> None:
+    """warnings.warn naming the program's line that called into tfcluster (the first frame
+    outside the package), with the file name and line Python 3.7 gives it."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    registry = frame.f_globals.setdefault("__warningregistry__", {})
+    warnings.warn_explicit(
+        message,
+        category,
+        as_given(frame.f_code.co_filename),
+        python37_line(frame),
+        module=frame.f_globals.get("__name__"),
+        registry=registry,
+        module_globals=frame.f_globals,
+    )
+
+
+# tfcluster's own source files: frames there are not the program's.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
