@@ -81,3 +81,26 @@ def graph_cond_then_noise(tf):
     noise = tf.random_uniform([2])
     with tf.Session() as sess:
         return {"name": y.name, "values": sess.run([y, noise], {x: 2.0})[1].tolist()}
+
+
+@case
+def map_assert_case_and_rot90_then_noise(tf):
+    """A branch returning an op (Assert's guard for non-string data) returns the predicate's
+    value in cond_v2; tf.case and rot90 chain conds."""
+    results = []
+
+    def fn(x):
+        check = tf.Assert(x >= 0.0, [x])
+        with tf.control_dependencies([check]):
+            y = tf.case(
+                [(x > 2.0, lambda: x), (x < 1.0, lambda: x * 2.0)],
+                default=lambda: x * 3.0,
+                exclusive=True,
+            )
+        image = tf.reshape(tf.range(12.0), [2, 2, 3]) * y
+        turned = tf.image.rot90(image, tf.cast(x, tf.int32))
+        results.append(check.name if hasattr(check, "name") else str(check))
+        return turned[0, 0], tf.random_uniform([2])
+
+    dataset = tf.data.Dataset.range(4).map(lambda x: tf.cast(x, tf.float32)).map(fn)
+    return {"values": _run(tf, dataset, 4), "check": results}

@@ -281,10 +281,18 @@ def builds_v2_control_flow(graph: Graph) -> bool:
 
 
 def _build_branch(
-    graph: Graph, name: str, fn: Callable[[], Any], strict: bool, what: str, v2: bool = False
+    graph: Graph,
+    name: str,
+    fn: Callable[[], Any],
+    strict: bool,
+    what: str,
+    v2_pred: Tensor | None = None,
 ) -> tuple[FuncGraph, Any, list[Any]]:
     """Calls `fn` inside a new body; returns it, its result structure and flat results. A
-    TF1 branch counts its ops in `graph`; a cond_v2 branch (v2) in its own function."""
+    TF1 branch counts its ops in `graph`; a cond_v2 branch (v2_pred given) in its own
+    function, where an op it returns becomes the predicate's value, read after the op (TF's
+    op_return_value), so that the cond returns a tensor for it."""
+    v2 = v2_pred is not None
     fg = FuncGraph(name, graph)
     # Its ops are named in the cond's scope, as TF1 names the ops of a branch.
     counting = contextlib.nullcontext() if v2 else fg.ops_counted_in(graph)
@@ -300,8 +308,12 @@ def _build_branch(
             if isinstance(leaf, Operation):
                 if leaf.graph is not fg:
                     fg.capture_control(leaf)
-                if not v2:
-                    graph._match_tf1_op_count(1)  # TF1's Identity of the pivot after the op
+                if v2_pred is not None:
+                    inner = [leaf] if leaf.graph is fg else []
+                    with fg.control_dependencies(inner):
+                        flat.append(array_ops.identity(fg.capture(v2_pred)))
+                    continue
+                graph._match_tf1_op_count(1)  # TF1's Identity of the pivot after the op
                 flat.append(leaf)
             elif leaf is None:
                 # TF1 converts each result with convert_to_tensor, which refuses None.
@@ -362,11 +374,12 @@ def cond(
         v2 = builds_v2_control_flow(graph)
         if not v2:
             graph._match_tf1_op_count(_COND_V1_OPS_BEFORE_BRANCHES)
+        v2_pred = pred_t if v2 else None
         then_fg, then_res, then_flat = _build_branch(
-            graph, f"{op_name}/true_fn", true_fn, strict, "true_fn", v2
+            graph, f"{op_name}/true_fn", true_fn, strict, "true_fn", v2_pred
         )
         else_fg, else_res, else_flat = _build_branch(
-            graph, f"{op_name}/false_fn", false_fn, strict, "false_fn", v2
+            graph, f"{op_name}/false_fn", false_fn, strict, "false_fn", v2_pred
         )
         if not same_structure(then_res, else_res):
             raise ValueError(
