@@ -732,6 +732,12 @@ def while_loop(
         body_fg = FuncGraph(f"{op_name}/body", graph)
         # TF1 counts the iterations in a first loop variable when there is a maximum.
         first = 0 if max_iter is None else 1
+        if builds_v2_control_flow(graph):
+            return _while_v2(
+                graph, op_name, cond, body, structure, init, invariants, is_seq, templates,
+                cond_fg, body_fg, max_iter, first, parallel_iterations, back_prop,
+                maximum_iterations is None, return_same_structure,
+            )  # fmt: skip
         # TF1's op count (op seeds): its iteration_counter, then an Enter and a Merge per loop
         # variable before the cond; LoopCond, a Switch and an Identity per loop variable
         # before the body; a NextIteration and an Exit per loop variable after it.
@@ -778,6 +784,60 @@ def while_loop(
         # TF 1.15 packs the exits as the body's result (a tuple from `return a, b` for list
         # loop_vars); with maximum_iterations, as loop_vars.
         return pack_as(structure if max_iter is not None else body_structure, results)
+
+
+def _while_v2(
+    graph: Graph,
+    op_name: str,
+    cond: Callable[..., Any],
+    body: Callable[..., Any],
+    structure: Any,
+    init: list[Tensor],
+    invariants: list[TensorShape],
+    is_seq: bool,
+    templates: list[Any],
+    cond_fg: FuncGraph,
+    body_fg: FuncGraph,
+    max_iter: Tensor | None,
+    first: int,
+    parallel_iterations: int,
+    back_prop: bool,
+    no_maximum: bool,
+    return_same_structure: bool,
+) -> Any:
+    """tf.while_loop in a function's graph, as TF 1.15's while_v2 counts and names it: the
+    cond and body count their own ops; around the While op, a constant maximum (when none is
+    given) and the iteration counter, then an Identity per output (counter, maximum, loop
+    variables, captured tensors), the loop variables' named while/Identity_2, ..."""
+    start = graph._op_count()
+    cond_out = _build_cond(
+        cond_fg, cond, structure, init, invariants, is_seq, templates, first, True
+    )
+    body_outs, body_structure = _build_body(
+        body_fg, body, structure, init, invariants, is_seq, templates, first, True
+    )
+    op = make_while(
+        graph,
+        op_name,
+        init,
+        invariants,
+        cond_fg,
+        cond_out,
+        body_fg,
+        body_outs,
+        parallel_iterations=parallel_iterations,
+        back_prop=back_prop,
+        max_iter=max_iter,
+    )
+    num_vars = len(init)
+    outputs = _named_as_v1(op.outputs[:num_vars], "Identity", 2)
+    captured = {id(t) for fg in (cond_fg, body_fg) for t, _ in fg.captures if t is not max_iter}
+    tf_ops = int(no_maximum) + 2 + (2 + num_vars + len(captured))
+    graph._match_tf1_op_count(tf_ops - (graph._op_count() - start))
+    results = _with_arrays(templates, outputs)
+    if not is_seq or (len(results) == 1 and not return_same_structure):
+        return results[0]
+    return pack_as(structure if max_iter is not None else body_structure, results)
 
 
 def make_while(
@@ -964,9 +1024,17 @@ def _build_cond(
     is_seq: bool,
     templates: Sequence[Any],
     first: int,
+    v2: bool = False,
 ) -> Tensor:
     with fg.as_default(), fg.name_scope(fg.name.rsplit("/", 1)[0] + "/"):
         packed = _loop_args(fg, structure, init, invariants, templates, "Merge", first)
+        if v2:
+            # while_v2's cond counts its own ops: its arguments are the counter, the maximum
+            # and the loop variables.
+            fg._match_tf1_op_count(2 + len(init) - fg._op_count())
+            out = fg.capture(convert_to_tensor(_call(fn, packed, is_seq)))
+            _check_scalar_bool(out, "The result of the while_loop cond")
+            return out
         if first:
             fg.unique_name("Less")  # TF1's `counter < maximum_iterations` comes first
         with fg.ops_counted_in(fg.outer_graph):
@@ -986,14 +1054,20 @@ def _build_body(
     is_seq: bool,
     templates: Sequence[Any],
     first: int,
+    v2: bool = False,
 ) -> tuple[list[Tensor], Any]:
-    """The body's outputs, and the structure of its result (a lone tensor in a list)."""
+    """The body's outputs, and the structure of its result (a lone tensor in a list). A
+    while_v2 body (v2) counts its own ops, from its arguments: the counter, the maximum and
+    the loop variables."""
     with fg.as_default(), fg.name_scope(fg.name.rsplit("/", 1)[0] + "/"):
         packed = _loop_args(fg, structure, init, invariants, templates, "Identity", first)
-        if first:
+        if first and not v2:
             fg.unique_name("add")  # TF1's `counter + 1` comes first
-        with fg.ops_counted_in(fg.outer_graph):
-            fg._match_tf1_op_count(2 * first)  # TF1's `counter + 1`: a Const and an Add
+        if v2:
+            fg._match_tf1_op_count(2 + len(init) - fg._op_count())
+        with contextlib.nullcontext() if v2 else fg.ops_counted_in(fg.outer_graph):
+            if not v2:
+                fg._match_tf1_op_count(2 * first)  # TF1's `counter + 1`: a Const and an Add
             result = _call(fn, packed, is_seq)
             outs = _body_outputs(fg, structure, result, init, invariants, is_seq, templates, first)
     if not isinstance(result, (list, tuple, dict)) and not hasattr(result, "_fields"):
