@@ -67,3 +67,18 @@ def captures_and_maximum_iterations(tf):
         return y, tf.random_uniform([2])
 
     return {"values": _run(tf, _floats(tf).map(fn), 3)}
+
+
+@case
+def map_fn_scan_and_arrays_then_noise(tf):
+    """map_fn, scan and a TensorArray's methods in a function: TF's TensorLists there."""
+
+    def fn(x):
+        v = tf.stack([x, x + 1.0, x + 2.0])
+        doubled = tf.map_fn(lambda e: e * 2.0 + tf.random_uniform([]), v)
+        summed = tf.scan(lambda a, e: a + e, v)
+        ta = tf.TensorArray(tf.float32, size=3).unstack(v)
+        picked = ta.gather([0, 2]) + ta.read(1) + tf.reduce_sum(ta.stack())
+        return doubled, summed, picked, tf.random_uniform([2])
+
+    return {"values": _run(tf, _floats(tf).map(fn), 3)}

@@ -70,6 +70,10 @@ class FuncGraph(Graph):
     """The body of a functional op; ops created while it is the default graph land here."""
 
     building_function = True
+    # A graph TF 1.15 traces as a function of its own (a tf.function, a tf.data
+    # function), where it builds control flow as functional ops; tfcluster's bodies of TF1
+    # conds and loops (and their gradients) are not.
+    traces_a_function = False
 
     def __init__(self, name: str, outer_graph: Graph) -> None:
         super().__init__()
@@ -166,6 +170,10 @@ class FuncGraph(Graph):
         if inner is None:
             inner = self._make_arg(outer.dtype, outer.shape, _arg_name(outer))
             self._captures[outer] = inner
+            is_array_handle = outer.op.type == "TensorArrayV3" and outer.value_index == 0
+            if is_array_handle and builds_v2_control_flow(self):
+                # TF's TensorArray in a function is one TensorList: no handle to capture.
+                self._match_tf1_op_count(-1)
         return inner
 
     def captured_stand_in(self, tensor: Tensor) -> Tensor:
@@ -514,3 +522,15 @@ __all__ = [
     "parse_function",
     "same_structure",
 ]
+
+
+def builds_v2_control_flow(graph: Graph) -> bool:
+    """Whether TF 1.15 builds control flow here as functional ops (cond_v2, while_v2,
+    TensorList arrays): in a function's graph (a Dataset.map function, a tf.function), its
+    branches and bodies included, but not in a TF1 cond branch or loop body of an ordinary
+    graph, nor in their gradients."""
+    while isinstance(graph, FuncGraph):
+        if graph.traces_a_function:
+            return True
+        graph = graph._id_source if graph._id_source is not None else graph.outer_graph
+    return False

@@ -14,6 +14,7 @@ from tfcluster.framework.func_graph import (
     ARG_OPS,
     FUNCTIONAL_OPS,
     FuncGraph,
+    builds_v2_control_flow,
     flatten,
     pack_as,
     same_structure,
@@ -269,15 +270,6 @@ def _create_functional_op(
     if groups:
         op._set_attr("_class", groups)
     return op
-
-
-def builds_v2_control_flow(graph: Graph) -> bool:
-    """Whether TF 1.15 builds control flow here as functional ops (cond_v2): in a function's
-    graph (a Dataset.map function, a Defun), its branches included, but not in a TF1 cond
-    branch or loop body of an ordinary graph (those count their ops in that graph)."""
-    while isinstance(graph, FuncGraph) and graph._id_source is not None:
-        graph = graph._id_source
-    return isinstance(graph, FuncGraph)
 
 
 def _build_branch(
@@ -831,7 +823,13 @@ def _while_v2(
     )
     num_vars = len(init)
     outputs = _named_as_v1(op.outputs[:num_vars], "Identity", 2)
-    captured = {id(t) for fg in (cond_fg, body_fg) for t, _ in fg.captures if t is not max_iter}
+    # TF's captures: a TensorArray there is one TensorList (its flow), without a handle.
+    captured = {
+        id(t)
+        for fg in (cond_fg, body_fg)
+        for t, _ in fg.captures
+        if t is not max_iter and not (t.op.type == "TensorArrayV3" and t.value_index == 0)
+    }
     tf_ops = int(no_maximum) + 2 + (2 + num_vars + len(captured))
     graph._match_tf1_op_count(tf_ops - (graph._op_count() - start))
     results = _with_arrays(templates, outputs)

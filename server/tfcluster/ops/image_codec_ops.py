@@ -7,10 +7,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework.func_graph import builds_v2_control_flow
 from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import math_ops, random_ops, string_ops  # noqa: F401 (Substr is defined there)
-from tfcluster.ops.control_flow_ops import builds_v2_control_flow
 from tfcluster.ops.image_ops import convert_image_dtype
 from tfcluster.ops.image_shapes import add_node as _node
 from tfcluster.ops.image_shapes import int32_tensor as _int32

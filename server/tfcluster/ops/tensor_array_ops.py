@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, op_def_registry, tensor_util
+from tfcluster.framework.func_graph import builds_v2_control_flow
 from tfcluster.framework.graph import (
     Operation,
     Tensor,
@@ -244,6 +245,21 @@ def _int32(x: Any, name: str) -> Any:
     return convert_to_tensor(x, dtype=dtypes.int32, name=name)
 
 
+@contextlib.contextmanager
+def _v2_ops(made_by_tf: int | None = None, extra: int = 0) -> Iterator[None]:
+    """In a function's graph TF 1.15's TensorArray is a TensorList, whose methods make other
+    ops than TensorArrayV3's: there the block counts as `made_by_tf` ops (or as its own plus
+    `extra`), so that later op seeds are TF's."""
+    graph = get_default_graph()
+    if not builds_v2_control_flow(graph):
+        yield
+        return
+    start = graph._op_count()
+    yield
+    made = graph._op_count() - start
+    graph._match_tf1_op_count((made_by_tf if made_by_tf is not None else made + extra) - made)
+
+
 class TensorArray:
     """Class wrapping dynamic-sized, per-time-step, write-once Tensor arrays (TF1 graph mode)."""
 
@@ -305,6 +321,11 @@ class TensorArray:
                 "tensor_array_name": tensor_array_name or "",
             }
             graph = get_default_graph()
+            if builds_v2_control_flow(graph):
+                # TF's TensorList: its reserve takes an element shape constant too, and its
+                # elements may be read again (no clear_after_read).
+                graph._match_tf1_op_count(1)
+                attrs["clear_after_read"] = False
             if colocate_with_first_write_call:
                 # No device of its own: it joins its first written value (TF's placement).
                 with graph.device(None), graph.colocate_with(None, ignore_existing=True):
@@ -383,6 +404,10 @@ class TensorArray:
             return g
 
     def read(self, index: Any, name: str | None = None) -> Tensor:
+        with _v2_ops(extra=1):  # TensorListGetItem's element shape constant
+            return self._read(index, name)
+
+    def _read(self, index: Any, name: str | None) -> Tensor:
         op = _scoped_op(
             "TensorArrayReadV3",
             [self._handle, index, self._flow],
@@ -412,10 +437,18 @@ class TensorArray:
             return self._with_flow(op.outputs[0])
 
     def stack(self, name: str | None = None) -> Tensor:
-        with colocate_with(self._handle), name_scope(name, "TensorArrayStack", [self._handle]):
-            return self.gather(math_ops.range(0, self.size()), name=name)
+        with (
+            _v2_ops(made_by_tf=2),  # TensorListStack and its element shape constant
+            colocate_with(self._handle),
+            name_scope(name, "TensorArrayStack", [self._handle]),
+        ):
+            return self._gather(math_ops.range(0, self.size()), name=name)
 
     def gather(self, indices: Any, name: str | None = None) -> Tensor:
+        with _v2_ops(extra=1):  # TensorListGather's element shape constant
+            return self._gather(indices, name)
+
+    def _gather(self, indices: Any, name: str | None = None) -> Tensor:
         element_shape = self._element_shape[0] if self._element_shape else TensorShape(None)
         op = _scoped_op(
             "TensorArrayGatherV3",
@@ -431,6 +464,10 @@ class TensorArray:
         return value
 
     def concat(self, name: str | None = None) -> Tensor:
+        with _v2_ops(extra=2):  # TensorListConcatV2's element shape and leading dims
+            return self._concat(name)
+
+    def _concat(self, name: str | None) -> Tensor:
         shape = self.element_shape
         rest = shape[1:] if shape.ndims else TensorShape(None)
         op = _scoped_op(
@@ -446,7 +483,12 @@ class TensorArray:
         return value
 
     def unstack(self, value: Any, name: str | None = None) -> TensorArray:
-        with name_scope(name, "TensorArrayUnstack", [self._handle, value]):
+        # TensorListFromTensor and its element shape constant (a converted value aside).
+        tf_ops = 2 if isinstance(value, Tensor) or hasattr(value, "_as_graph_element") else 3
+        with (
+            _v2_ops(made_by_tf=tf_ops),
+            name_scope(name, "TensorArrayUnstack", [self._handle, value]),
+        ):
             num_elements = array_ops.shape(value)[0]
             return self.scatter(math_ops.range(0, num_elements), value, name=name)
 

@@ -57,6 +57,7 @@ class StructuredFunction:
         outer = get_default_graph()
         name = f"{transformation_name.replace('.', '_')}_{_name_of(func)}"
         fg = FuncGraph(name, outer)
+        fg.traces_a_function = True
         with fg.as_default():
             if input_tensors is not None:
                 # Explicit arguments (e.g. a reduce state) before the element's.

@@ -46,6 +46,8 @@ _uid = itertools.count(1)
 class FunctionGraph(FuncGraph):
     """The graph a tf.function is traced into; variables go to the calling graph."""
 
+    traces_a_function = True
+
     def __init__(self, name: str, outer_graph: Graph) -> None:
         super().__init__(name, outer_graph)
         self.structured_input_signature: Any = None
