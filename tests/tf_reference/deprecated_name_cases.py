@@ -227,6 +227,84 @@ helper_module.make()
 tf.placeholder(tf.float32)
 print("made")
 """,
+    "pow_gradient_announces_where_first": """
+import tensorflow as tf
+x = tf.constant([1.0, 2.0])
+g = tf.gradients(x ** 2.0, x)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "maximum_gradient_announces_where_first": """
+import tensorflow as tf
+x = tf.constant([1.0, 2.0])
+g = tf.gradients(tf.maximum(x, 1.5), x)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "segment_gradient_announces_where_first": """
+import tensorflow as tf
+x = tf.constant([1.0, 2.0, 3.0])
+s = tf.unsorted_segment_sum(x, [0, 1, 0], 2)
+g = tf.gradients(s, x)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "sigmoid_cross_entropy_announces_where_first": """
+import tensorflow as tf
+l = tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[0.5, -0.5])
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "clip_by_norm_announces_where_first": """
+import tensorflow as tf
+c = tf.clip_by_norm(tf.constant([3.0, 4.0]), 1.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "clip_by_global_norm_announces_where_first": """
+import tensorflow as tf
+c, n = tf.clip_by_global_norm([tf.constant([3.0, 4.0])], 1.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "reduce_logsumexp_announces_where_first": """
+import tensorflow as tf
+r = tf.reduce_logsumexp(tf.constant([1.0, 2.0]))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "dynamic_rnn_sequence_length_announces_where_first": """
+import tensorflow as tf
+cell = tf.nn.rnn_cell.BasicRNNCell(2)
+out, st = tf.nn.dynamic_rnn(cell, tf.ones([1, 3, 2]), sequence_length=[2], dtype=tf.float32)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "weighted_loss_announces_where_first": """
+import tensorflow as tf
+l = tf.losses.mean_squared_error([1.0, 2.0], [1.5, 2.5], weights=tf.constant([1.0, 0.0]))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "seeded_dataset_announces_where_first": """
+import tensorflow as tf
+tf.set_random_seed(1)
+d = tf.data.Dataset.range(4).shuffle(4)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "unseeded_dataset_leaves_where_to_the_program": """
+import tensorflow as tf
+d = tf.data.Dataset.range(4).shuffle(4)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "disable_v2_behavior_announces_disable_resource_variables": """
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+tf.disable_resource_variables()
+print("done")
+""",
 }
 
 

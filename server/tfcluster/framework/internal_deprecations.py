@@ -1,0 +1,40 @@
+"""Deprecated TF 1.15 functions that TF's own code calls: TF announces such a function at the
+first internal call, from its own file, and never again.
+
+TF 1.15's deprecation decorator warns on a function's first call from anywhere: its gradients
+of Pow, Maximum, Minimum, Select and the segment reductions, sigmoid_cross_entropy_with_logits,
+reduce_logsumexp, clip_by_norm, clip_by_global_norm, dynamic_rnn's sequence_length copy, a
+loss's tensor weights and a seeded tf.data op all call the deprecated v1 `where` themselves,
+and disable_v2_behavior calls disable_resource_variables. A program calling tf.where after one
+of these gets no warning under TF. tfcluster's code computes those values with its own ops, so
+the place where TF's code made the call says so here (`called_internally`), and the public
+namespace's deprecation bookkeeping (api/_deprecated_names.py, which registers itself as the
+reporter) takes the function as announced and prints TF's warning from that place (a tfcluster
+file, where TF names one of its own). TF's other internal callers of v1 `where` (metrics,
+ctc, raw_rnn, embedding lookups by "div", ...) are not marked yet.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable
+
+# (qualified name, TF's module, the caller's frame) -> None; set by the public namespace.
+Reporter = Callable[[str, str, types.FrameType], None]
+_reporter: Reporter | None = None
+
+# The deprecated functions TF 1.15's own code calls, as the deprecation table names them.
+WHERE = ("where", "tensorflow.python.ops.array_ops")
+DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
+
+
+def set_reporter(reporter: Reporter) -> None:
+    global _reporter
+    _reporter = reporter
+
+
+def called_internally(function: tuple[str, str]) -> None:
+    """Where TF 1.15's own code calls the deprecated `function` (qualified name, module)."""
+    if _reporter is not None:
+        _reporter(function[0], function[1], sys._getframe(1))
