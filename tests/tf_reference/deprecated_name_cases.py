@@ -305,6 +305,50 @@ tf.disable_v2_behavior()
 tf.disable_resource_variables()
 print("done")
 """,
+    "precision_metric_announces_div_and_where_first": """
+import tensorflow as tf
+p, u = tf.metrics.precision(tf.constant([1, 0]), tf.constant([1, 1]))
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "auc_metric_announces_div_first": """
+import tensorflow as tf
+a_, u = tf.metrics.auc(tf.constant([1, 0]), tf.constant([0.8, 0.3]))
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "mean_iou_metric_announces_where_and_div_first": """
+import tensorflow as tf
+m, u = tf.metrics.mean_iou(tf.constant([1, 0]), tf.constant([1, 1]), 2)
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "mean_relative_error_announces_div_and_where_first": """
+import tensorflow as tf
+m, u = tf.metrics.mean_relative_error(tf.constant([1.0]), tf.constant([1.5]), tf.constant([0.0]))
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "per_image_standardization_announces_div_first": """
+import tensorflow as tf
+s = tf.image.per_image_standardization(tf.ones([2, 2, 3]))
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "weighted_embedding_lookup_sparse_announces_div_first": """
+import tensorflow as tf
+ids = tf.SparseTensor([[0, 0], [0, 1]], tf.constant([0, 1], tf.int64), [1, 2])
+wts = tf.SparseTensor([[0, 0], [0, 1]], [1.0, 2.0], [1, 2])
+e = tf.nn.embedding_lookup_sparse(tf.ones([2, 3]), ids, wts, combiner="mean")
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
 }
 
 

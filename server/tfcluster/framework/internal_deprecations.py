@@ -10,8 +10,10 @@ of these gets no warning under TF. tfcluster's code computes those values with i
 the place where TF's code made the call says so here (`called_internally`), and the public
 namespace's deprecation bookkeeping (api/_deprecated_names.py, which registers itself as the
 reporter) takes the function as announced and prints TF's warning from that place (a tfcluster
-file, where TF names one of its own). TF's other internal callers of v1 `where` (metrics,
-ctc, raw_rnn, embedding lookups by "div", ...) are not marked yet.
+file, where TF names one of its own). The deprecated `div` goes the same way: tf.metrics'
+precision, recall, auc, mean_iou and mean_relative_error, per_image_standardization and a
+weighted embedding_lookup_sparse call it. TF's other internal callers of these (metrics at k,
+ctc, raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ _reporter: Reporter | None = None
 
 # The deprecated functions TF 1.15's own code calls, as the deprecation table names them.
 WHERE = ("where", "tensorflow.python.ops.array_ops")
+DIV = ("div", "tensorflow.python.ops.math_ops")
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 
 
