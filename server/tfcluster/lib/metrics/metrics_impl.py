@@ -88,7 +88,7 @@ def _remove_squeezable_dimensions(
     predictions = convert_to_tensor(predictions)
     if labels is not None:
         labels, predictions = confusion_matrix.remove_squeezable_dimensions(labels, predictions)
-        predictions.shape.assert_is_compatible_with(labels.shape)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
     if weights is None:
         return predictions, labels, None
     weights = convert_to_tensor(weights)
@@ -183,7 +183,7 @@ def accuracy(
     predictions, labels, weights = _remove_squeezable_dimensions(
         predictions=predictions, labels=labels, weights=weights
     )
-    predictions.shape.assert_is_compatible_with(labels.shape)
+    predictions.get_shape().assert_is_compatible_with(labels.get_shape())
     if labels.dtype != predictions.dtype:
         predictions = math_ops.cast(predictions, labels.dtype)
     is_correct = math_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
@@ -251,7 +251,7 @@ def mean_relative_error(
         predictions=predictions, labels=labels, weights=weights
     )
     predictions, normalizer = confusion_matrix.remove_squeezable_dimensions(predictions, normalizer)
-    predictions.shape.assert_is_compatible_with(normalizer.shape)
+    predictions.get_shape().assert_is_compatible_with(normalizer.get_shape())
     internal_deprecations.called_internally(internal_deprecations.DIV)
     internal_deprecations.called_internally(internal_deprecations.WHERE)
     relative_errors = array_ops.where(
@@ -399,7 +399,7 @@ def mean_iou(
     """The mean over classes (those present) of intersection / union, from the streamed
     confusion matrix; the update_op returns that matrix, as TF's does."""
     with variable_scope.variable_scope(name, "mean_iou", (predictions, labels, weights)):
-        predictions.shape.assert_is_compatible_with(labels.shape)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
         total_cm, update_op = _streaming_confusion_matrix(labels, predictions, num_classes, weights)
 
         def compute_mean_iou(_: Any, total_cm: Any) -> Tensor:
