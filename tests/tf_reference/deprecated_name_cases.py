@@ -349,6 +349,38 @@ a = tf.div(tf.constant([4.0]), 2.0)
 w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
 print("done")
 """,
+    "keras_selu_announces_where_first": """
+import tensorflow as tf
+y = tf.keras.activations.selu(tf.constant([-1.0, 1.0]))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "keras_switch_of_a_tensor_condition_announces_where_first": """
+import tensorflow as tf
+K = tf.keras.backend
+y = K.switch(tf.constant([True, False]), tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "keras_masked_rnn_announces_where_first": """
+import tensorflow as tf
+x = tf.keras.Input((3, 2))
+h = tf.keras.layers.SimpleRNN(2)(tf.keras.layers.Masking()(x))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "keras_random_binomial_announces_where_first": """
+import tensorflow as tf
+b = tf.keras.backend.random_binomial((2,), 0.5, seed=1)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "keras_elu_layer_of_another_alpha_announces_where_first": """
+import tensorflow as tf
+y = tf.keras.layers.ELU(alpha=0.5)(tf.constant([-1.0, 1.0]))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
 }
 
 

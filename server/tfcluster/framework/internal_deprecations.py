@@ -4,7 +4,8 @@ first internal call, from its own file, and never again.
 TF 1.15's deprecation decorator warns on a function's first call from anywhere: its gradients
 of Pow, Maximum, Minimum, Select and the segment reductions, sigmoid_cross_entropy_with_logits,
 reduce_logsumexp, clip_by_norm, clip_by_global_norm, dynamic_rnn's sequence_length copy, a
-loss's tensor weights and a seeded tf.data op all call the deprecated v1 `where` themselves,
+loss's tensor weights, a seeded tf.data op and Keras's selu, elu of another alpha than 1, switch
+on a tensor condition, random_binomial and masked RNN steps all call the deprecated v1 `where`,
 and disable_v2_behavior calls disable_resource_variables. A program calling tf.where after one
 of these gets no warning under TF. tfcluster's code computes those values with its own ops, so
 the place where TF's code made the call says so here (`called_internally`), and the public
