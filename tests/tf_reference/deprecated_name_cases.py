@@ -381,6 +381,30 @@ y = tf.keras.layers.ELU(alpha=0.5)(tf.constant([-1.0, 1.0]))
 w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
 print("done")
 """,
+    "saver_past_max_to_keep_announces_remove_checkpoint_first": """
+import os
+import tensorflow as tf
+v = tf.Variable(1.0)
+saver = tf.train.Saver(max_to_keep=1)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(3):
+        saver.save(sess, os.path.join(os.getcwd(), "model"), global_step=step)
+tf.train.remove_checkpoint(os.path.join(os.getcwd(), "model-2"))
+print(sorted(f for f in os.listdir(".") if f.startswith("model")))
+""",
+    "restored_session_announces_get_checkpoint_mtimes_first": """
+import os
+import tensorflow as tf
+v = tf.Variable(1.0)
+step = tf.train.get_or_create_global_step()
+here = os.path.join(os.getcwd(), "ckpt")
+with tf.train.MonitoredTrainingSession(checkpoint_dir=here) as sess:
+    sess.run(v)
+with tf.train.MonitoredTrainingSession(checkpoint_dir=here) as sess:
+    sess.run(v)
+print(tf.train.get_checkpoint_mtimes([tf.train.latest_checkpoint(here)])[0] > 0)
+""",
 }
 
 

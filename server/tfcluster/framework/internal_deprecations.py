@@ -13,7 +13,9 @@ namespace's deprecation bookkeeping (api/_deprecated_names.py, which registers i
 reporter) takes the function as announced and prints TF's warning from that place (a tfcluster
 file, where TF names one of its own). The deprecated `div` goes the same way: tf.metrics'
 precision, recall, auc, mean_iou and mean_relative_error, per_image_standardization and a
-weighted embedding_lookup_sparse call it. TF's other internal callers of these (metrics at k,
+weighted embedding_lookup_sparse call it; and a Saver calls remove_checkpoint when it deletes a
+checkpoint past max_to_keep, get_checkpoint_mtimes when a session restored from a checkpoint
+recovers its list. TF's other internal callers of these (metrics at k,
 ctc, raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 """
 
@@ -30,6 +32,9 @@ _reporter: Reporter | None = None
 # The deprecated functions TF 1.15's own code calls, as the deprecation table names them.
 WHERE = ("where", "tensorflow.python.ops.array_ops")
 DIV = ("div", "tensorflow.python.ops.math_ops")
+_CHECKPOINTS = "tensorflow.python.training.checkpoint_management"
+REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
+GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 
 
