@@ -405,6 +405,21 @@ with tf.train.MonitoredTrainingSession(checkpoint_dir=here) as sess:
     sess.run(v)
 print(tf.train.get_checkpoint_mtimes([tf.train.latest_checkpoint(here)])[0] > 0)
 """,
+    "prod_gradient_announces_setdiff1d_first": """
+import tensorflow as tf
+x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+g = tf.gradients(tf.reduce_prod(x, 0), x)
+d = tf.setdiff1d([1, 2, 3], [2])
+print("done")
+""",
+    "tensordot_of_tensor_axes_announces_setdiff1d_and_where_first": """
+import tensorflow as tf
+a = tf.placeholder(tf.float32)
+t = tf.tensordot(a, tf.ones([2, 2]), [[1], [0]])
+d = tf.setdiff1d([1, 2, 3], [2])
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
 }
 
 

@@ -15,7 +15,8 @@ file, where TF names one of its own). The deprecated `div` goes the same way: tf
 precision, recall, auc, mean_iou and mean_relative_error, per_image_standardization and a
 weighted embedding_lookup_sparse call it; and a Saver calls remove_checkpoint when it deletes a
 checkpoint past max_to_keep, get_checkpoint_mtimes when a session restored from a checkpoint
-recovers its list. TF's other internal callers of these (metrics at k,
+recovers its list; reduce_prod's gradient and a tensordot of tensor axes call setdiff1d (the
+latter v1 where too). TF's other internal callers of these (metrics at k,
 ctc, raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 """
 
@@ -32,6 +33,7 @@ _reporter: Reporter | None = None
 # The deprecated functions TF 1.15's own code calls, as the deprecation table names them.
 WHERE = ("where", "tensorflow.python.ops.array_ops")
 DIV = ("div", "tensorflow.python.ops.math_ops")
+SETDIFF1D = ("setdiff1d", "tensorflow.python.ops.array_ops")
 _CHECKPOINTS = "tensorflow.python.training.checkpoint_management"
 REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
 GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)

@@ -661,6 +661,7 @@ def _prod_grad(op: Operation, grad: Tensor) -> Any:
         reduction_indices = (reduction_indices + rank) % rank
         reduced = math_ops.cast(reduction_indices, dtypes.int32)
         idx = math_ops.range(0, rank)
+        internal_deprecations.called_internally(internal_deprecations.SETDIFF1D)
         other, _ = counting_ops.setdiff1d(idx, reduced)
         perm = array_ops.concat([reduced, other], 0)
         reduced_num = math_ops.reduce_prod(array_ops.gather(input_shape, reduced))
