@@ -227,6 +227,199 @@ helper_module.make()
 tf.placeholder(tf.float32)
 print("made")
 """,
+    "pow_gradient_announces_where_first": """
+import tensorflow as tf
+x = tf.constant([1.0, 2.0])
+g = tf.gradients(x ** 2.0, x)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "maximum_gradient_announces_where_first": """
+import tensorflow as tf
+x = tf.constant([1.0, 2.0])
+g = tf.gradients(tf.maximum(x, 1.5), x)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "segment_gradient_announces_where_first": """
+import tensorflow as tf
+x = tf.constant([1.0, 2.0, 3.0])
+s = tf.unsorted_segment_sum(x, [0, 1, 0], 2)
+g = tf.gradients(s, x)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "sigmoid_cross_entropy_announces_where_first": """
+import tensorflow as tf
+l = tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[0.5, -0.5])
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "clip_by_norm_announces_where_first": """
+import tensorflow as tf
+c = tf.clip_by_norm(tf.constant([3.0, 4.0]), 1.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "clip_by_global_norm_announces_where_first": """
+import tensorflow as tf
+c, n = tf.clip_by_global_norm([tf.constant([3.0, 4.0])], 1.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "reduce_logsumexp_announces_where_first": """
+import tensorflow as tf
+r = tf.reduce_logsumexp(tf.constant([1.0, 2.0]))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "dynamic_rnn_sequence_length_announces_where_first": """
+import tensorflow as tf
+cell = tf.nn.rnn_cell.BasicRNNCell(2)
+out, st = tf.nn.dynamic_rnn(cell, tf.ones([1, 3, 2]), sequence_length=[2], dtype=tf.float32)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "weighted_loss_announces_where_first": """
+import tensorflow as tf
+l = tf.losses.mean_squared_error([1.0, 2.0], [1.5, 2.5], weights=tf.constant([1.0, 0.0]))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "seeded_dataset_announces_where_first": """
+import tensorflow as tf
+tf.set_random_seed(1)
+d = tf.data.Dataset.range(4).shuffle(4)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "unseeded_dataset_leaves_where_to_the_program": """
+import tensorflow as tf
+d = tf.data.Dataset.range(4).shuffle(4)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "disable_v2_behavior_announces_disable_resource_variables": """
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+tf.disable_resource_variables()
+print("done")
+""",
+    "precision_metric_announces_div_and_where_first": """
+import tensorflow as tf
+p, u = tf.metrics.precision(tf.constant([1, 0]), tf.constant([1, 1]))
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "auc_metric_announces_div_first": """
+import tensorflow as tf
+a_, u = tf.metrics.auc(tf.constant([1, 0]), tf.constant([0.8, 0.3]))
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "mean_iou_metric_announces_where_and_div_first": """
+import tensorflow as tf
+m, u = tf.metrics.mean_iou(tf.constant([1, 0]), tf.constant([1, 1]), 2)
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "mean_relative_error_announces_div_and_where_first": """
+import tensorflow as tf
+m, u = tf.metrics.mean_relative_error(tf.constant([1.0]), tf.constant([1.5]), tf.constant([0.0]))
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "per_image_standardization_announces_div_first": """
+import tensorflow as tf
+s = tf.image.per_image_standardization(tf.ones([2, 2, 3]))
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "weighted_embedding_lookup_sparse_announces_div_first": """
+import tensorflow as tf
+ids = tf.SparseTensor([[0, 0], [0, 1]], tf.constant([0, 1], tf.int64), [1, 2])
+wts = tf.SparseTensor([[0, 0], [0, 1]], [1.0, 2.0], [1, 2])
+e = tf.nn.embedding_lookup_sparse(tf.ones([2, 3]), ids, wts, combiner="mean")
+a = tf.div(tf.constant([4.0]), 2.0)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "keras_selu_announces_where_first": """
+import tensorflow as tf
+y = tf.keras.activations.selu(tf.constant([-1.0, 1.0]))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "keras_switch_of_a_tensor_condition_announces_where_first": """
+import tensorflow as tf
+K = tf.keras.backend
+y = K.switch(tf.constant([True, False]), tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "keras_masked_rnn_announces_where_first": """
+import tensorflow as tf
+x = tf.keras.Input((3, 2))
+h = tf.keras.layers.SimpleRNN(2)(tf.keras.layers.Masking()(x))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "keras_random_binomial_announces_where_first": """
+import tensorflow as tf
+b = tf.keras.backend.random_binomial((2,), 0.5, seed=1)
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "keras_elu_layer_of_another_alpha_announces_where_first": """
+import tensorflow as tf
+y = tf.keras.layers.ELU(alpha=0.5)(tf.constant([-1.0, 1.0]))
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
+    "saver_past_max_to_keep_announces_remove_checkpoint_first": """
+import os
+import tensorflow as tf
+v = tf.Variable(1.0)
+saver = tf.train.Saver(max_to_keep=1)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(3):
+        saver.save(sess, os.path.join(os.getcwd(), "model"), global_step=step)
+tf.train.remove_checkpoint(os.path.join(os.getcwd(), "model-2"))
+print(sorted(f for f in os.listdir(".") if f.startswith("model")))
+""",
+    "restored_session_announces_get_checkpoint_mtimes_first": """
+import os
+import tensorflow as tf
+v = tf.Variable(1.0)
+step = tf.train.get_or_create_global_step()
+here = os.path.join(os.getcwd(), "ckpt")
+with tf.train.MonitoredTrainingSession(checkpoint_dir=here) as sess:
+    sess.run(v)
+with tf.train.MonitoredTrainingSession(checkpoint_dir=here) as sess:
+    sess.run(v)
+print(tf.train.get_checkpoint_mtimes([tf.train.latest_checkpoint(here)])[0] > 0)
+""",
+    "prod_gradient_announces_setdiff1d_first": """
+import tensorflow as tf
+x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+g = tf.gradients(tf.reduce_prod(x, 0), x)
+d = tf.setdiff1d([1, 2, 3], [2])
+print("done")
+""",
+    "tensordot_of_tensor_axes_announces_setdiff1d_and_where_first": """
+import tensorflow as tf
+a = tf.placeholder(tf.float32)
+t = tf.tensordot(a, tf.ones([2, 2]), [[1], [0]])
+d = tf.setdiff1d([1, 2, 3], [2])
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+print("done")
+""",
 }
 
 

@@ -443,6 +443,21 @@ def at_k_errors(tf):
         }
 
 
+@case
+def python_list_inputs(tf):
+    """Metrics given Python lists where TF 1.15 reads a tensor attribute of them first: the
+    AttributeError names the attribute TF reads (get_shape, dtype)."""
+    g = tf.Graph()
+    with g.as_default():
+        return {
+            "mean_iou": error_of(lambda: tf.metrics.mean_iou([1, 0], [1, 1], 2)),
+            "mean_per_class_accuracy": error_of(
+                lambda: tf.metrics.mean_per_class_accuracy([1, 0], [1, 1], 2)
+            ),
+            "auc": error_of(lambda: tf.metrics.auc([1, 0], [0.8, 0.3])),
+        }
+
+
 # ---- collections, names, devices, errors --------------------------------------------------------
 @case
 def collections_and_names(tf):

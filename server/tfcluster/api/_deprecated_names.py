@@ -23,6 +23,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+from tfcluster.framework import internal_deprecations
 from tfcluster.framework.converted_code import in_converted_function
 from tfcluster.framework.python37_lines import as_given as _as_given
 from tfcluster.framework.python37_lines import python37_line
@@ -141,6 +142,41 @@ def _announcing(fn: Any, deprecation: tuple[str, str, str | None, str]) -> Any:
         return fn(*args, **kwargs)
 
     return call
+
+
+@functools.cache
+def _function_deprecations() -> dict[tuple[str, str], tuple[str | None, str]]:
+    """(qualified name, TF's module) -> (date, instructions) of the functions TF 1.15
+    deprecates as a whole."""
+    out: dict[tuple[str, str], tuple[str | None, str]] = {}
+    for qualified, module, date, instructions in _functions_file()["functions"].values():
+        out[(qualified, module)] = (date, instructions)
+    return out
+
+
+def _called_internally(qualified: str, module: str, frame: types.FrameType) -> None:
+    """A deprecated function TF's own code calls (framework/internal_deprecations.py): the
+    first call announces it from `frame` (a tfcluster file, where TF names its own), and the
+    program's later calls say nothing."""
+    key = (qualified, module)
+    record = _function_deprecations().get(key)
+    if record is None or key in _announced_functions:
+        return
+    with _lock:
+        first = key not in _announced_functions
+        _announced_functions.add(key)
+    if first:
+        _warn_from(
+            frame,
+            "%s (from %s) is deprecated and will be removed %s.\nInstructions for updating:\n%s",
+            qualified,
+            module,
+            _until(record[0]),
+            record[1],
+        )
+
+
+internal_deprecations.set_reporter(_called_internally)
 
 
 def _passed_deprecated(

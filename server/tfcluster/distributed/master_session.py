@@ -55,6 +55,7 @@ from tfcluster.runtime.kernel_fusion import fuse_kernels
 from tfcluster.runtime.log_softmax_fusion import fuse_log_softmax
 from tfcluster.runtime.loop_frames import keep_loops_on_one_task
 from tfcluster.runtime.pow_rewrite import rewrite_constant_powers
+from tfcluster.runtime.sqrt_division import rsqrt_divisions
 from tfcluster.runtime.unread_results import unread_to_noops
 
 # From the system's randomness: a program's random.seed() must give it the sequence it gives
@@ -940,6 +941,10 @@ class MasterSession:
                 if powers:
                     nodes.update(powers)
                     needed = _prune(nodes, feeds, fetches, targets)
+                # x / Sqrt(y) as x * Rsqrt(y) (after the powers: a Pow by 0.5 is a Sqrt now).
+                rsqrts = rsqrt_divisions(nodes, needed, feeds, fetches, targets)
+                if rsqrts:
+                    nodes.update(rsqrts)
             placement = self._place(nodes, needed, deadline)
             placement = keep_loops_on_one_task(nodes, needed, feeds, placement)
             parts = partitioning.partition(nodes, placement, feeds, fetches, targets, self._dtypes)

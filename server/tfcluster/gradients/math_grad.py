@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, tensor_util
+from tfcluster.framework import dtypes, internal_deprecations, tensor_util
 from tfcluster.framework.graph import (
     Graph,
     Operation,
@@ -246,6 +246,7 @@ def _pow_grad(op: Operation, grad: Tensor) -> Any:
     # d/dy x^y = x^y log(x); 0 where x <= 0 (complex: where x == 0) instead of a false
     # singularity.
     mask = math_ops.not_equal(x, 0) if x.dtype.is_complex else x > 0
+    internal_deprecations.called_internally(internal_deprecations.WHERE)
     safe_x = array_ops.where(mask, x, array_ops.ones_like(x))
     log_x = array_ops.where(mask, math_ops.log(safe_x), array_ops.zeros_like(x))
     return gx, _reduced(grad * z * log_x, side_y)
@@ -257,6 +258,7 @@ def _maximum_minimum_grad(op: Operation, grad: Tensor, x_wins: Any) -> Any:
     zeros = array_ops.zeros(array_ops.shape(grad), grad.dtype)
     xmask = x_wins(x, y)
     rx, ry = math_ops.broadcast_gradient_args(sx, sy)
+    internal_deprecations.called_internally(internal_deprecations.WHERE)
     gx = _sum_reshaped(array_ops.where(xmask, grad, zeros), rx, sx)
     return gx, _sum_reshaped(array_ops.where(xmask, zeros, grad), ry, sy)
 
@@ -516,6 +518,7 @@ def _cast_grad(op: Operation, grad: Tensor) -> Any:
 def _select_grad(op: Operation, grad: Tensor) -> Any:
     c = op.inputs[0]
     zeros = array_ops.zeros_like(op.inputs[1])
+    internal_deprecations.called_internally(internal_deprecations.WHERE)
     return None, math_ops.select(c, grad, zeros), math_ops.select(c, zeros, grad)
 
 
@@ -658,6 +661,7 @@ def _prod_grad(op: Operation, grad: Tensor) -> Any:
         reduction_indices = (reduction_indices + rank) % rank
         reduced = math_ops.cast(reduction_indices, dtypes.int32)
         idx = math_ops.range(0, rank)
+        internal_deprecations.called_internally(internal_deprecations.SETDIFF1D)
         other, _ = counting_ops.setdiff1d(idx, reduced)
         perm = array_ops.concat([reduced, other], 0)
         reduced_num = math_ops.reduce_prod(array_ops.gather(input_shape, reduced))

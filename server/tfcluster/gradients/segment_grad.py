@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.gradients.registry import RegisterGradient
 from tfcluster.ops import array_ops, math_ops, segment_ops
@@ -44,6 +44,7 @@ def _segment_min_or_max_grad(op: Operation, grad: Tensor) -> Any:
     is_selected = math_ops.equal(data, gathered_outputs)
     num_selected = segment_ops.segment_sum(math_ops.cast(is_selected, grad.dtype), ids)
     weighted = math_ops.divide(grad, num_selected)
+    internal_deprecations.called_internally(internal_deprecations.WHERE)
     return [array_ops.where(is_selected, _gather(weighted, ids), zeros), None]
 
 
@@ -84,6 +85,7 @@ def _gather_drop_negatives(
                 is_positive, array_ops.concat([positive_shape, extra], 0)
             )
         is_positive = is_positive & array_ops.ones_like(gathered, dtype=dtypes.bool_)
+    internal_deprecations.called_internally(internal_deprecations.WHERE)
     return (
         array_ops.where(is_positive, gathered, array_ops.zeros_like(gathered)),
         zero_clipped,
@@ -117,6 +119,7 @@ def _prod_grad(data: Tensor, ids: Tensor, num: Tensor, prod: Tensor, grad: Tenso
     0 where the segment holds two zeros or more."""
     is_zero = math_ops.equal(data, math_ops.cast(0, data.dtype))
     num_zeros = segment_ops.unsorted_segment_sum(math_ops.cast(is_zero, dtypes.int32), ids, num)
+    internal_deprecations.called_internally(internal_deprecations.WHERE)
     grad = array_ops.where(math_ops.greater(num_zeros, 1), array_ops.zeros_like(grad), grad)
     non_zero_data = array_ops.where(is_zero, array_ops.ones_like(data), data)
     non_zero_prod = segment_ops.unsorted_segment_prod(non_zero_data, ids, num)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dispatch, dtypes
+from tfcluster.framework import dispatch, dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, colocate_with, convert_to_tensor, name_scope
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.ops import array_ops, constant_op, math_ops, nn_ops
@@ -44,6 +44,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = No
         l2sum = math_ops.reduce_sum(values * values, axes, keepdims=True)
         pred = l2sum > 0
         # Two-tap tf.where trick to bypass NaN gradients.
+        internal_deprecations.called_internally(internal_deprecations.WHERE)
         l2sum_safe = array_ops.where(pred, l2sum, array_ops.ones_like(l2sum))
         l2norm = array_ops.where(pred, math_ops.sqrt(l2sum_safe), l2sum)
         intermediate = values * clip_norm
@@ -87,6 +88,7 @@ def clip_by_global_norm(
         scale_for_finite = clip_norm * math_ops.minimum(
             1.0 / use_norm, constant_op.constant(1.0, dtype=use_norm.dtype) / clip_norm
         )
+        internal_deprecations.called_internally(internal_deprecations.WHERE)
         scale = array_ops.where(
             math_ops.is_finite(use_norm),
             scale_for_finite,

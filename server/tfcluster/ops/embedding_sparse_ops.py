@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import convert_to_tensor, name_scope
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import TensorShape
@@ -97,11 +97,13 @@ def embedding_lookup_sparse(
         if combiner == "mean":
             embeddings = segment_ops.segment_sum(embeddings, segment_ids)
             weight_sum = segment_ops.segment_sum(weights, segment_ids)
+            internal_deprecations.called_internally(internal_deprecations.DIV)
             return math_ops.div(embeddings, weight_sum, name=name)
         embeddings = segment_ops.segment_sum(embeddings, segment_ids)
         weights_squared = math_ops.pow(weights, 2)
         weight_sum = segment_ops.segment_sum(weights_squared, segment_ids)
         weight_sum_sqrt = math_ops.sqrt(weight_sum)
+        internal_deprecations.called_internally(internal_deprecations.DIV)
         return math_ops.div(embeddings, weight_sum_sqrt, name=name)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry, tensor_util
+from tfcluster.framework import dtypes, internal_deprecations, op_def_registry, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import (
@@ -875,6 +875,7 @@ def per_image_standardization(image: Any) -> Tensor:
         min_stddev = math_ops.rsqrt(math_ops.cast(num_pixels, img.dtype))
         adjusted = math_ops.maximum(stddev, min_stddev)
         img = img - mean
+        internal_deprecations.called_internally(internal_deprecations.DIV)
         img = math_ops.div(img, adjusted, name=scope)
         return convert_image_dtype(img, orig, saturate=True)
 

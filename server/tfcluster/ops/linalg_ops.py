@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dtypes, internal_deprecations, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, constant_op, counting_ops, math_ops
@@ -928,7 +928,9 @@ def _tensordot_reshape(t: Tensor, axes: Any, flipped: bool) -> tuple[Tensor, Any
         shape_t = array_ops.shape(t)
         rank_t = array_ops.rank(t)
         axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        internal_deprecations.called_internally(internal_deprecations.WHERE)
         axes_t = array_ops.where(axes_t >= 0, axes_t, axes_t + rank_t)
+        internal_deprecations.called_internally(internal_deprecations.SETDIFF1D)
         free_t, _ = counting_ops.setdiff1d(math_ops.range(rank_t), axes_t)
     free_dims = array_ops.gather(shape_t, free_t)
     axes_dims = array_ops.gather(shape_t, axes_t)

@@ -18,6 +18,7 @@ from tfcluster.framework import (
     dispatch,
     dtypes,
     indexed_slices,
+    internal_deprecations,
     op_def_registry,
     sparse_tensor,
     tensor_util,
@@ -1180,6 +1181,7 @@ def reduce_logsumexp(
     x = convert_to_tensor(input_tensor)  # as TF, before its scope
     with name_scope(name, "ReduceLogSumExp", [x]):
         raw_max = reduce_max(x, axis=axis, keepdims=True)
+        internal_deprecations.called_internally(internal_deprecations.WHERE)
         my_max = array_ops.stop_gradient(
             select(is_finite(raw_max), raw_max, array_ops.zeros_like(raw_max))
         )

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, errors, op_def_registry, tensor_util
+from tfcluster.framework import dtypes, errors, internal_deprecations, op_def_registry, tensor_util
 from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, check_ops, math_ops, random_ops
@@ -441,6 +441,7 @@ def sigmoid_cross_entropy_with_logits(
             ) from None
         zeros = array_ops.zeros_like(x, dtype=x.dtype)
         cond = x >= zeros
+        internal_deprecations.called_internally(internal_deprecations.WHERE)
         relu_logits = array_ops.where(cond, x, zeros)
         neg_abs_logits = array_ops.where(cond, -x, x)
         # Python operators, as TF 1.15 writes it: the ops are named mul and sub.

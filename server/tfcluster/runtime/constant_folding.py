@@ -77,6 +77,9 @@ FOLDABLE_OPS = frozenset(
         "Size",
         "Slice",
         "Square",
+        # Before a division by it becomes a product by its reciprocal (TF folds Sqrt with
+        # its kernel, whose float32 values are Eigen's packet square root).
+        "Sqrt",
         "Squeeze",
         "StridedSlice",
         "Sub",

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import device_spec, dtypes, errors
+from tfcluster.framework import device_spec, dtypes, errors, internal_deprecations
 from tfcluster.framework import meta_graph as meta_graph_lib
 from tfcluster.framework.graph import (
     Graph,
@@ -803,6 +803,7 @@ class Saver:
     def recover_last_checkpoints(self, checkpoint_paths: Sequence[str]) -> None:
         found = []
         for p in checkpoint_paths:
+            internal_deprecations.called_internally(internal_deprecations.GET_CHECKPOINT_MTIMES)
             mtimes = get_checkpoint_mtimes([p])
             if mtimes:
                 found.append((p, mtimes[0]))
@@ -825,6 +826,7 @@ class Saver:
             self._next_checkpoint_time += self.saver_def.keep_checkpoint_every_n_hours * 3600
             return
         try:
+            internal_deprecations.called_internally(internal_deprecations.REMOVE_CHECKPOINT)
             remove_checkpoint(path, self.saver_def.version, meta_graph_suffix)
         except Exception as e:  # TF 1.15 logs any failure to delete and goes on
             _log.warning("Ignoring: %s", str(e))

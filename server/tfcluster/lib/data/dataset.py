@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import (
     Graph,
     Tensor,
@@ -60,6 +60,7 @@ def _seeds(seed: Any) -> tuple[Tensor, Tensor]:
         return _int64(0, "seed"), _int64(0, "seed2")
     seed_t = _int64(seed1, "seed")
     with name_scope("seed2") as scope:
+        internal_deprecations.called_internally(internal_deprecations.WHERE)
         given = convert_to_tensor(seed2, dtype=dtypes.int64)
         both_zero = math_ops.logical_and(math_ops.equal(seed_t, 0), math_ops.equal(given, 0))
         max_int = convert_to_tensor(2**31 - 1, dtype=dtypes.int64)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tfcluster.framework import internal_deprecations
 from tfcluster.framework.graph import convert_to_tensor
 from tfcluster.ops import clip_ops, constant_op, math_ops, nn_ops
 
@@ -23,6 +24,7 @@ def elu(x: Any, alpha: float = 1.0) -> Any:
     res = nn_ops.elu(x)
     if alpha == 1:
         return res
+    internal_deprecations.called_internally(internal_deprecations.WHERE)
     return math_ops.select(x > 0, res, alpha * res)
 
 

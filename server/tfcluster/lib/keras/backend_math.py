@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, convert_to_tensor
 from tfcluster.lib.keras import backend
 from tfcluster.ops import (
@@ -388,6 +388,7 @@ def switch(condition: Any, then_expression: Any, else_expression: Any) -> Any:
             f"and `else_expression`. ndim(condition)={cond_ndim}, "
             f"ndim(then_expression)={expr_ndim}"
         )
+    internal_deprecations.called_internally(internal_deprecations.WHERE)
     if cond_ndim > 1:
         cond_shape = array_ops.concat(
             [array_ops.shape(condition), [1] * (expr_ndim - cond_ndim)], axis=0
@@ -469,6 +470,7 @@ def truncated_normal(
 
 def random_binomial(shape: Any, p: float = 0.0, dtype: Any = None, seed: Any = None) -> Any:
     dtype = dtype or backend.floatx()
+    internal_deprecations.called_internally(internal_deprecations.WHERE)
     return array_ops.where(
         random_ops.random_uniform(shape, dtype=dtype, seed=_seed(seed)) <= p,
         array_ops.ones(shape, dtype=dtype),
@@ -881,6 +883,7 @@ def rnn(
         output, new_states = step_function(inputs[t], states + constants)
         new_states = list(new_states) if isinstance(new_states, (list, tuple)) else [new_states]
         if mask is not None:
+            internal_deprecations.called_internally(internal_deprecations.WHERE)
             keep = mask[t]
             previous = last_output if last_output is not None else array_ops.zeros_like(output)
             if zero_output_for_mask:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import (
     GraphKeys,
     Tensor,
@@ -70,6 +70,7 @@ def _num_present(losses: Tensor, weights: Any, per_batch: bool = False) -> Tenso
         return _num_elements(losses)
     with name_scope(None, "num_present", (losses, weights)) as scope:
         weights = math_ops.cast(weights, dtype=dtypes.float32)
+        internal_deprecations.called_internally(internal_deprecations.WHERE)
         present = array_ops.where(
             math_ops.equal(weights, 0.0),
             array_ops.zeros_like(weights),

@@ -597,11 +597,11 @@ def mean_per_class_accuracy(
     )
     with variable_scope.variable_scope(name, "mean_accuracy", (predictions, labels, weights)):
         labels = math_ops.cast(labels, dtypes.int64)
-        if labels.shape.ndims > 1:  # type: ignore[operator]
+        if labels.get_shape().ndims > 1:  # type: ignore[operator]
             labels = array_ops.reshape(labels, [-1])
-        if predictions.shape.ndims > 1:
+        if predictions.get_shape().ndims > 1:
             predictions = array_ops.reshape(predictions, [-1])
-        predictions.shape.assert_is_compatible_with(labels.shape)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
         total = metric_variable([num_classes], dtypes.float32, name="total")
         count = metric_variable([num_classes], dtypes.float32, name="count")
         ones = array_ops.ones([array_ops.size(labels)], dtypes.float32)
@@ -609,7 +609,7 @@ def mean_per_class_accuracy(
             predictions = math_ops.cast(predictions, labels.dtype)
         is_correct = math_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
         if weights is not None:
-            if weights.shape.ndims > 1:
+            if weights.get_shape().ndims > 1:
                 weights = array_ops.reshape(weights, [-1])
             weights = math_ops.cast(weights, dtypes.float32)
             is_correct *= weights

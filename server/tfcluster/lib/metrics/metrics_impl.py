@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import (
     GraphKeys,
     Tensor,
@@ -88,7 +88,7 @@ def _remove_squeezable_dimensions(
     predictions = convert_to_tensor(predictions)
     if labels is not None:
         labels, predictions = confusion_matrix.remove_squeezable_dimensions(labels, predictions)
-        predictions.shape.assert_is_compatible_with(labels.shape)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
     if weights is None:
         return predictions, labels, None
     weights = convert_to_tensor(weights)
@@ -183,7 +183,7 @@ def accuracy(
     predictions, labels, weights = _remove_squeezable_dimensions(
         predictions=predictions, labels=labels, weights=weights
     )
-    predictions.shape.assert_is_compatible_with(labels.shape)
+    predictions.get_shape().assert_is_compatible_with(labels.get_shape())
     if labels.dtype != predictions.dtype:
         predictions = math_ops.cast(predictions, labels.dtype)
     is_correct = math_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
@@ -251,7 +251,9 @@ def mean_relative_error(
         predictions=predictions, labels=labels, weights=weights
     )
     predictions, normalizer = confusion_matrix.remove_squeezable_dimensions(predictions, normalizer)
-    predictions.shape.assert_is_compatible_with(normalizer.shape)
+    predictions.get_shape().assert_is_compatible_with(normalizer.get_shape())
+    internal_deprecations.called_internally(internal_deprecations.DIV)
+    internal_deprecations.called_internally(internal_deprecations.WHERE)
     relative_errors = array_ops.where(
         math_ops.equal(normalizer, 0.0),
         array_ops.zeros_like(labels),
@@ -397,7 +399,7 @@ def mean_iou(
     """The mean over classes (those present) of intersection / union, from the streamed
     confusion matrix; the update_op returns that matrix, as TF's does."""
     with variable_scope.variable_scope(name, "mean_iou", (predictions, labels, weights)):
-        predictions.shape.assert_is_compatible_with(labels.shape)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
         total_cm, update_op = _streaming_confusion_matrix(labels, predictions, num_classes, weights)
 
         def compute_mean_iou(_: Any, total_cm: Any) -> Tensor:
@@ -408,9 +410,11 @@ def mean_iou(
             num_valid_entries = math_ops.reduce_sum(
                 math_ops.cast(math_ops.not_equal(denominator, 0), dtype=dtypes.float32)
             )
+            internal_deprecations.called_internally(internal_deprecations.WHERE)
             denominator = array_ops.where(
                 math_ops.greater(denominator, 0), denominator, array_ops.ones_like(denominator)
             )
+            internal_deprecations.called_internally(internal_deprecations.DIV)
             iou = math_ops.div(cm_diag, denominator)
             return array_ops.where(
                 math_ops.greater(num_valid_entries, 0),
@@ -499,6 +503,8 @@ def precision(
         false_p, false_p_update = false_positives(labels, predictions, weights)
 
         def compute(tp: Any, fp: Any, name: str) -> Tensor:
+            internal_deprecations.called_internally(internal_deprecations.DIV)
+            internal_deprecations.called_internally(internal_deprecations.WHERE)
             return array_ops.where(math_ops.greater(tp + fp, 0), math_ops.div(tp, tp + fp), 0, name)
 
         p = _aggregate_across_replicas(
@@ -524,6 +530,8 @@ def recall(
         false_n, false_n_update = false_negatives(labels, predictions, weights)
 
         def compute(tp: Any, fn: Any, name: str) -> Tensor:
+            internal_deprecations.called_internally(internal_deprecations.DIV)
+            internal_deprecations.called_internally(internal_deprecations.WHERE)
             return array_ops.where(math_ops.greater(tp + fn, 0), math_ops.div(tp, tp + fn), 0, name)
 
         rec = _aggregate_across_replicas(
@@ -665,6 +673,7 @@ def auc(
                 dtp, math_ops.maximum(p[: n - 1] - p[1:], 0), name="prec_slope"
             )
             intercept = tp[1:] - math_ops.multiply(prec_slope, p[1:])
+            internal_deprecations.called_internally(internal_deprecations.WHERE)
             safe_p_ratio = array_ops.where(
                 math_ops.logical_and(p[: n - 1] > 0, p[1:] > 0),
                 math_ops.div_no_nan(
@@ -690,6 +699,7 @@ def auc(
                 )
             if curve == "PR" and summation_method == "careful_interpolation":
                 return interpolate_pr_auc(tp, fp, fn)
+            internal_deprecations.called_internally(internal_deprecations.DIV)
             rec = math_ops.div(tp + epsilon, tp + fn + epsilon)
             if curve == "ROC":
                 x = math_ops.div(fp, fp + tn + epsilon)

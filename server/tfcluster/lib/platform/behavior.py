@@ -5,9 +5,13 @@ never on. Turning TF 2 behaviour on stays unimplemented."""
 
 from __future__ import annotations
 
+from tfcluster.framework import internal_deprecations
+
 
 def disable_v2_behavior() -> None:
-    """TF1 behaviour (graph mode, TF1 shapes and control flow) is tfcluster's only one."""
+    """TF1 behaviour (graph mode, TF1 shapes and control flow) is tfcluster's only one. TF's
+    calls the deprecated disable_resource_variables, which announces it."""
+    internal_deprecations.called_internally(internal_deprecations.DISABLE_RESOURCE_VARIABLES)
 
 
 def disable_eager_execution() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tfcluster.framework import dtypes, tensor_util
+from tfcluster.framework import dtypes, internal_deprecations, tensor_util
 from tfcluster.framework.graph import (
     Tensor,
     colocate_with,
@@ -124,6 +124,7 @@ def _rnn_step(
         if output.shape.ndims == 0:
             return new_output
         with colocate_with(new_output):
+            internal_deprecations.called_internally(internal_deprecations.WHERE)
             return array_ops.where(copy_cond, output, new_output)
 
     def copy_some_through(flat_new_output: list[Any], flat_new_state: list[Any]) -> list[Any]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import internal_deprecations
 from tfcluster.lib.keras import constraints, initializers, regularizers
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import config_fields
@@ -86,6 +87,7 @@ class ELU(Layer):
         res = nn_ops.elu(inputs)
         if self.alpha == 1:
             return res
+        internal_deprecations.called_internally(internal_deprecations.WHERE)  # K.elu's
         return array_ops.where(inputs > 0, res, self.alpha * res)
 
     def get_config(self) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.ops import array_ops, constant_op, control_flow_ops, math_ops
 from tfcluster.ops.tensor_array_ops import TensorArray
 
@@ -127,6 +127,7 @@ def _masked_loop(
         mask_t = mask_ta.read(time)
         output, new_states = step(current, tuple(states))
         masked = zero_output if zero_output_for_mask else prev_output
+        internal_deprecations.called_internally(internal_deprecations.WHERE)
         output = array_ops.where(_tiled_mask(mask_t, output), output, masked)
         for state, new_state in zip(states, new_states):
             new_state.set_shape(state.shape)
@@ -192,6 +193,7 @@ def keras_rnn_unrolled(
             output, new_states = step_function(step_input, tuple(states))
             tiled = _tiled_mask(mask_t, output)
             prev = array_ops.zeros_like(output) if not outputs else outputs[-1]
+            internal_deprecations.called_internally(internal_deprecations.WHERE)
             output = array_ops.where(tiled, output, prev)
             states = [
                 array_ops.where(_tiled_mask(mask_t, new), new, old)

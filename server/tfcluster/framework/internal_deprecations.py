@@ -1,0 +1,51 @@
+"""Deprecated TF 1.15 functions that TF's own code calls: TF announces such a function at the
+first internal call, from its own file, and never again.
+
+TF 1.15's deprecation decorator warns on a function's first call from anywhere: its gradients
+of Pow, Maximum, Minimum, Select and the segment reductions, sigmoid_cross_entropy_with_logits,
+reduce_logsumexp, clip_by_norm, clip_by_global_norm, dynamic_rnn's sequence_length copy, a
+loss's tensor weights, a seeded tf.data op and Keras's selu, elu of another alpha than 1, switch
+on a tensor condition, random_binomial and masked RNN steps all call the deprecated v1 `where`,
+and disable_v2_behavior calls disable_resource_variables. A program calling tf.where after one
+of these gets no warning under TF. tfcluster's code computes those values with its own ops, so
+the place where TF's code made the call says so here (`called_internally`), and the public
+namespace's deprecation bookkeeping (api/_deprecated_names.py, which registers itself as the
+reporter) takes the function as announced and prints TF's warning from that place (a tfcluster
+file, where TF names one of its own). The deprecated `div` goes the same way: tf.metrics'
+precision, recall, auc, mean_iou and mean_relative_error, per_image_standardization and a
+weighted embedding_lookup_sparse call it; and a Saver calls remove_checkpoint when it deletes a
+checkpoint past max_to_keep, get_checkpoint_mtimes when a session restored from a checkpoint
+recovers its list; reduce_prod's gradient and a tensordot of tensor axes call setdiff1d (the
+latter v1 where too). TF's other internal callers of these (metrics at k,
+ctc, raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable
+
+# (qualified name, TF's module, the caller's frame) -> None; set by the public namespace.
+Reporter = Callable[[str, str, types.FrameType], None]
+_reporter: Reporter | None = None
+
+# The deprecated functions TF 1.15's own code calls, as the deprecation table names them.
+WHERE = ("where", "tensorflow.python.ops.array_ops")
+DIV = ("div", "tensorflow.python.ops.math_ops")
+SETDIFF1D = ("setdiff1d", "tensorflow.python.ops.array_ops")
+_CHECKPOINTS = "tensorflow.python.training.checkpoint_management"
+REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
+GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
+DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
+
+
+def set_reporter(reporter: Reporter) -> None:
+    global _reporter
+    _reporter = reporter
+
+
+def called_internally(function: tuple[str, str]) -> None:
+    """Where TF 1.15's own code calls the deprecated `function` (qualified name, module)."""
+    if _reporter is not None:
+        _reporter(function[0], function[1], sys._getframe(1))
