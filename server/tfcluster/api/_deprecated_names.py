@@ -146,11 +146,15 @@ def _announcing(fn: Any, deprecation: tuple[str, str, str | None, str]) -> Any:
 
 @functools.cache
 def _function_deprecations() -> dict[tuple[str, str], tuple[str | None, str]]:
-    """(qualified name, TF's module) -> (date, instructions) of the functions TF 1.15
-    deprecates as a whole."""
+    """(qualified name, TF's module) -> (date, instructions) of the functions and methods TF
+    1.15 deprecates as a whole."""
     out: dict[tuple[str, str], tuple[str | None, str]] = {}
     for qualified, module, date, instructions in _functions_file()["functions"].values():
         out[(qualified, module)] = (date, instructions)
+    # And methods (Layer.apply, which tf.layers' functions call).
+    for attributes in _functions_file()["methods"].values():
+        for qualified, module, date, instructions, _ in attributes.values():
+            out.setdefault((qualified, module), (date, instructions))
     return out
 
 
@@ -177,6 +181,30 @@ def _called_internally(qualified: str, module: str, frame: types.FrameType) -> N
 
 
 internal_deprecations.set_reporter(_called_internally)
+
+
+def _called_internally_with_argument(
+    qualified: str, module: str, argument: str, instructions: str, frame: types.FrameType
+) -> None:
+    """A deprecated argument TF's own code passes: announced once, from `frame`."""
+    key = (qualified, module, argument)
+    with _lock:
+        first = key not in _announced_arguments
+        _announced_arguments.add(key)
+    if first:
+        _warn_from(
+            frame,
+            "calling %s (from %s) with %s is deprecated and will be removed %s.\n"
+            "Instructions for updating:\n%s",
+            qualified,
+            module,
+            argument,
+            _until(None),
+            instructions,
+        )
+
+
+internal_deprecations.set_argument_reporter(_called_internally_with_argument)
 
 
 def _passed_deprecated(

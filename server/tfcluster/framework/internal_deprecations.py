@@ -16,7 +16,8 @@ precision, recall, auc, mean_iou and mean_relative_error, per_image_standardizat
 weighted embedding_lookup_sparse call it; and a Saver calls remove_checkpoint when it deletes a
 checkpoint past max_to_keep, get_checkpoint_mtimes when a session restored from a checkpoint
 recovers its list; reduce_prod's gradient and a tensordot of tensor axes call setdiff1d (the
-latter v1 where too). TF's other internal callers of these (metrics at k,
+latter v1 where too); tf.layers' functions (dense, conv2d, dropout, batch_normalization, ...)
+call Layer.apply. TF's other internal callers of these (metrics at k,
 ctc, raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 """
 
@@ -29,6 +30,9 @@ from collections.abc import Callable
 # (qualified name, TF's module, the caller's frame) -> None; set by the public namespace.
 Reporter = Callable[[str, str, types.FrameType], None]
 _reporter: Reporter | None = None
+# (qualified name, TF's module, argument, instructions, the caller's frame) -> None.
+ArgumentReporter = Callable[[str, str, str, str, types.FrameType], None]
+_argument_reporter: ArgumentReporter | None = None
 
 # The deprecated functions TF 1.15's own code calls, as the deprecation table names them.
 WHERE = ("where", "tensorflow.python.ops.array_ops")
@@ -38,11 +42,34 @@ _CHECKPOINTS = "tensorflow.python.training.checkpoint_management"
 REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
 GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
+LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
 
 
 def set_reporter(reporter: Reporter) -> None:
     global _reporter
     _reporter = reporter
+
+
+# TF's code creates every resource variable through its variable creator, which passes
+# `constraint` (None too) to BaseResourceVariable.__init__, whose deprecated_args announces it.
+RESOURCE_VARIABLE_CONSTRAINT = (
+    "BaseResourceVariable.__init__",
+    "tensorflow.python.ops.resource_variable_ops",
+    "constraint",
+    "If using Keras pass *_constraint arguments to layers.",
+)
+
+
+def set_argument_reporter(reporter: ArgumentReporter) -> None:
+    global _argument_reporter
+    _argument_reporter = reporter
+
+
+def called_internally_with_argument(call: tuple[str, str, str, str]) -> None:
+    """Where TF 1.15's own code passes a deprecated argument: (qualified name, module,
+    argument, TF's instructions)."""
+    if _argument_reporter is not None:
+        _argument_reporter(*call, sys._getframe(1))
 
 
 def called_internally(function: tuple[str, str]) -> None:

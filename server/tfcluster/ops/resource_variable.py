@@ -9,7 +9,7 @@ from __future__ import annotations
 from contextlib import ExitStack
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import (
     Operation,
     Tensor,
@@ -67,6 +67,9 @@ class ResourceVariable(Variable):
         )
 
     def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
+        internal_deprecations.called_internally_with_argument(
+            internal_deprecations.RESOURCE_VARIABLE_CONSTRAINT
+        )
         as_ref = variable_pb2.VariableDef()
         as_ref.CopyFrom(variable_def)
         as_ref.is_resource = False
@@ -84,6 +87,9 @@ class ResourceVariable(Variable):
     ) -> None:
         """TF's graph: `<name>` VarHandleOp (shared_name the name), `Initializer/` the initial
         value, `IsInitialized/VarIsInitializedOp`, `Assign` and `Read/ReadVariableOp`."""
+        internal_deprecations.called_internally_with_argument(
+            internal_deprecations.RESOURCE_VARIABLE_CONSTRAINT
+        )
         handle_name = scope[:-1] if scope.endswith("/") else scope
         # The initial value and the handle carry `loc:@<name>` (TF's _class attr): placed
         # together although the variable does not exist yet.

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import (
     Graph,
     GraphKeys,
@@ -735,3 +735,10 @@ def _map(fn: Callable[[Any], Any], structure: Any) -> Any:
 
 
 __all__ = ["InputSpec", "Layer", "keras_style_scope", "set_keras_style"]
+
+
+def applied_as_tf(layer: Layer, inputs: Any, **kwargs: Any) -> Any:
+    """A tf.layers function's result: TF 1.15's functions return layer.apply(inputs), whose
+    deprecation is announced at the first such call (here; TF names its own file)."""
+    internal_deprecations.called_internally(internal_deprecations.LAYER_APPLY)
+    return layer.apply(inputs, **kwargs)

@@ -9,7 +9,7 @@ from typing import Any
 
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.layers import utils
-from tfcluster.lib.layers.base import InputSpec, Layer
+from tfcluster.lib.layers.base import InputSpec, Layer, applied_as_tf
 from tfcluster.ops import array_ops, conv_ops, init_ops, nn_ops
 
 
@@ -275,7 +275,7 @@ def _conv_fn(cls: type, rank: int) -> Any:
             _reuse=reuse,
             _scope=name,
         )
-        return layer.apply(inputs)
+        return applied_as_tf(layer, inputs)
 
     fn.__name__ = f"conv{rank}d"
     fn.__doc__ = f"Functional interface of Conv{rank}D: the layer made and applied to inputs."
@@ -541,7 +541,7 @@ def _separable_fn(cls: type, rank: int) -> Any:
             _reuse=reuse,
             _scope=name,
         )
-        return layer.apply(inputs)
+        return applied_as_tf(layer, inputs)
 
     fn.__name__ = f"separable_conv{rank}d"
     return _rank_defaults(fn, rank)
@@ -877,7 +877,7 @@ def conv2d_transpose(
         _reuse=reuse,
         _scope=name,
     )
-    return layer.apply(inputs)
+    return applied_as_tf(layer, inputs)
 
 
 def conv3d_transpose(
@@ -920,7 +920,7 @@ def conv3d_transpose(
         _reuse=reuse,
         _scope=name,
     )
-    return layer.apply(inputs)
+    return applied_as_tf(layer, inputs)
 
 
 Convolution1D = Conv1D

@@ -11,7 +11,7 @@ from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.layers import utils
-from tfcluster.lib.layers.base import InputSpec, Layer
+from tfcluster.lib.layers.base import InputSpec, Layer, applied_as_tf
 from tfcluster.ops import array_ops, init_ops, math_ops, nn_ops
 
 
@@ -186,7 +186,7 @@ def dense(
         _scope=name,
         _reuse=reuse,
     )
-    return layer.apply(inputs)
+    return applied_as_tf(layer, inputs)
 
 
 class Dropout(Layer):
@@ -237,7 +237,7 @@ def dropout(
     name: str | None = None,
 ) -> Any:
     layer = Dropout(rate, noise_shape=noise_shape, seed=seed, name=name)
-    return layer.apply(inputs, training=training)
+    return applied_as_tf(layer, inputs, training=training)
 
 
 class Flatten(Layer):
@@ -268,7 +268,7 @@ class Flatten(Layer):
 
 def flatten(inputs: Any, name: str | None = None, data_format: str = "channels_last") -> Any:
     layer = Flatten(name=name, data_format=data_format)
-    return layer.apply(inputs)
+    return applied_as_tf(layer, inputs)
 
 
 FullyConnected = Dense

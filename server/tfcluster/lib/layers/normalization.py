@@ -18,7 +18,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.layers import utils
-from tfcluster.lib.layers.base import InputSpec, Layer
+from tfcluster.lib.layers.base import InputSpec, Layer, applied_as_tf
 from tfcluster.ops import array_ops, constant_op, init_ops, math_ops, nn_impl, nn_ops, state_ops
 from tfcluster.ops.variables import VariableAggregation, VariableSynchronization
 
@@ -485,7 +485,7 @@ def batch_normalization(
         _reuse=reuse,
         _scope=name,
     )
-    return layer.apply(inputs, training=training)
+    return applied_as_tf(layer, inputs, training=training)
 
 
 BatchNorm = BatchNormalization

@@ -11,7 +11,7 @@ from typing import Any
 
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.layers import utils
-from tfcluster.lib.layers.base import InputSpec, Layer
+from tfcluster.lib.layers.base import InputSpec, Layer, applied_as_tf
 from tfcluster.ops import array_ops, pooling_ops
 
 
@@ -156,7 +156,7 @@ def _pool_fn(cls: type, name: str) -> Callable[..., Any]:
             data_format=data_format,
             name=name,
         )
-        return layer.apply(inputs)
+        return applied_as_tf(layer, inputs)
 
     fn.__name__ = name
     fn.__doc__ = f"Functional interface of {cls.__name__}: the layer made and applied."

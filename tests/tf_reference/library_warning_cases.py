@@ -1,0 +1,84 @@
+"""Deprecation warnings TF 1.15 prints from its own files while a program runs: Layer.apply,
+announced at the first tf.layers function (their functional interfaces call layer.apply),
+and BaseResourceVariable.__init__'s `constraint`, announced at the first resource variable
+(TF's variable creator passes it, None too). Each program runs as a script file of its own;
+the warnings that name a library file (TF's, or tfcluster's where tfcluster says them) are
+compared without that "From <file>:<line>:" part, and so are the program's own. Written
+once for TF 1.15 (record_library_warnings.py) and tfcluster
+(tests/unit/test_library_warnings.py); kept runnable on Python 3.7."""
+
+import os
+import re
+import subprocess
+import tempfile
+
+PROGRAMS = {
+    "tf_layers_then_keras_apply": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 4])
+h = tf.layers.dense(x, 3)
+h = tf.layers.dropout(h, training=True)
+y = tf.keras.layers.Dense(2).apply(h)
+print(y.shape)
+""",
+    "keras_apply_first": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 4])
+y = tf.keras.layers.Dense(2).apply(x)
+z = tf.layers.dense(y, 3)
+print(z.shape)
+""",
+    "keras_model_resource_variables": """
+import numpy as np
+import tensorflow as tf
+m = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+m.compile("sgd", "mse")
+m.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+v = tf.Variable(1.0, use_resource=True)
+print("done")
+""",
+    "ref_variables_only": """
+import tensorflow as tf
+v = tf.Variable(1.0)
+w = tf.get_variable("w", [2])
+print("done")
+""",
+}
+
+_FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
+_WATCHED = ("Layer.apply (from", "BaseResourceVariable.__init__")
+
+
+def warnings_of(stderr, where):
+    """[(whose, message)] of the watched deprecation warnings: `whose` is "program" for the
+    program's file, "library" for any other; the message without its From part."""
+    records = []
+    for line in stderr.splitlines():
+        if line.startswith("WARNING:"):
+            records.append([line])
+        elif records and line.strip():
+            records[-1].append(line)
+    out = []
+    for lines in records:
+        text = "\n".join(lines)
+        match = _FROM.match(text)
+        if not match or not any(w in text for w in _WATCHED):
+            continue
+        program = match.group(1) in ("prog.py", os.path.join(where, "prog.py"))
+        whose = "program" if program else "library"
+        out.append([whose, text[match.end() :]])
+    return out
+
+
+def run_program(python, module, name, env=None):
+    body = PROGRAMS[name].replace("tensorflow", module)
+    with tempfile.TemporaryDirectory() as where:
+        with open(os.path.join(where, "prog.py"), "w") as f:
+            f.write(body)
+        out = subprocess.run(
+            [python, "prog.py"], capture_output=True, env=env, cwd=where, timeout=300
+        )
+    stderr = out.stderr.decode(errors="replace")
+    if out.returncode:
+        raise RuntimeError(stderr[-3000:])
+    return {"stdout": out.stdout.decode(), "warnings": warnings_of(stderr, where)}
