@@ -60,6 +60,49 @@ def summary_names_with_illegal_characters(tf):
         }
 
 
+def _made_ops(graph, first):
+    """[type, name, inputs then "^control inputs", colocation groups] of the ops made since
+    the graph had `first` ops (an op's own group left out)."""
+    rows = []
+    for op in graph.get_operations()[first:]:
+        groups = [g.decode() if isinstance(g, bytes) else g for g in op.colocation_groups()]
+        inputs = [t.name for t in op.inputs] + ["^" + c.name for c in op.control_inputs]
+        rows.append([op.type, op.name, inputs, sorted(g for g in groups if g != "loc:@" + op.name)])
+    return rows
+
+
+_GRADIENT_FORWARDS = {
+    # a DQN's Huber-free loss: the mean of a square of a difference, over a batch of unknown size
+    "square": ("float32", [None, 3], lambda tf, x: tf.square(x - 1.0)),
+    "sum_partly_known": ("float32", [None, 3], lambda tf, x: tf.reduce_sum(x, axis=1)),
+    "mean_partly_known": ("float32", [None, 3], lambda tf, x: tf.reduce_mean(x, axis=1)),
+    "sum_unknown_rank": ("float32", None, lambda tf, x: tf.reduce_sum(x, axis=0)),
+    "sign": ("float32", [2, 3], lambda tf, x: tf.sign(x)),
+    "digamma": ("float32", [2, 3], lambda tf, x: tf.math.digamma(x)),
+    "atanh": ("float32", [2, 3], lambda tf, x: tf.atanh(x)),
+    "complex_abs": ("complex64", [3], lambda tf, x: tf.abs(x)),
+}
+
+
+def ops_of_unary_and_reduction_gradients(tf):
+    """The ops tf.gradients makes for a square (its constant 2 under a control dependency on
+    the incoming gradient), a sum or mean over a shape only known at run time (the reduced
+    shape's ops colocated with the input's Shape), a sign (zeros filled to the input's Shape),
+    digamma, atanh and the modulus of a complex tensor: types, names, inputs and control
+    inputs, colocation, in creation order."""
+    out = {}
+    for name, (dtype, shape, forward) in sorted(_GRADIENT_FORWARDS.items()):
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.placeholder(getattr(tf, dtype), shape, name="x")
+            y = forward(tf, x)
+            first = len(graph.get_operations())
+            tf.gradients(y, [x])
+            out[name] = _made_ops(graph, first)
+    return out
+
+
 CASES = {
     "summary_names_with_illegal_characters": summary_names_with_illegal_characters,
+    "ops_of_unary_and_reduction_gradients": ops_of_unary_and_reduction_gradients,
 }

@@ -13,3 +13,12 @@ AREA = "public_sweep5"
 def test_a_summary_name_with_illegal_characters_is_cleaned_and_logged_at_info() -> None:
     name = "summary_names_with_illegal_characters"
     reference.assert_case_equal(AREA, name, CASES[name](tf))
+
+
+def test_unary_and_reduction_gradients_make_tfs_ops_with_their_control_and_colocation() -> None:
+    name = "ops_of_unary_and_reduction_gradients"
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(expected)
+    for forward, want in expected.items():
+        assert actual[forward] == want, forward

@@ -305,8 +305,10 @@ def _abs_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Square")
 def _square_grad(op: Operation, grad: Tensor) -> Any:
-    x = math_ops.conj(op.inputs[0])
-    return [math_ops.multiply(grad, math_ops.multiply(x, _const(2, x)))]
+    # As TF: under a control dependency on grad, so that the constant 2 waits for it.
+    with get_default_graph().control_dependencies([grad]):
+        x = math_ops.conj(op.inputs[0])
+        return [math_ops.multiply(grad, math_ops.multiply(x, _const(2, x)))]
 
 
 @RegisterGradient("Sqrt")
@@ -413,8 +415,10 @@ def _conj_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Sign")
 def _sign_grad(op: Operation, grad: Tensor) -> Any:
-    # The derivative is 0 almost everywhere; TF returns zeros rather than no gradient.
-    return [array_ops.zeros_like(op.inputs[0])]
+    # The derivative is 0 almost everywhere; TF returns zeros of the input's shape (a Fill of
+    # its Shape) rather than no gradient.
+    x = op.inputs[0]
+    return [array_ops.zeros(array_ops.shape(x), dtype=x.dtype.base_dtype)]
 
 
 # Gradients of TF's fused gradient ops (second derivatives), as in TF's math_grad.py.
@@ -605,8 +609,10 @@ def _sum_grad(op: Operation, grad: Tensor) -> Any:
                 kept, scaling = _static_kept_and_scaling(shape, axes)
                 return [array_ops.tile(array_ops.reshape(grad, kept), scaling), None]
     input_shape = array_ops.shape(x)
-    kept_t = reduced_shape(input_shape, op.inputs[1])
-    scaling_t = _safe_shape_div(input_shape, kept_t)
+    # As TF: the shape arithmetic is colocated with the input's Shape op.
+    with get_default_graph().colocate_with(input_shape.op):
+        kept_t = reduced_shape(input_shape, op.inputs[1])
+        scaling_t = _safe_shape_div(input_shape, kept_t)
     return [array_ops.tile(array_ops.reshape(grad, kept_t), scaling_t), None]
 
 

@@ -46,7 +46,8 @@ def _lgamma_grad(op: Operation, grad: Tensor) -> Any:
 def _digamma_grad(op: Operation, grad: Tensor) -> Any:
     x = op.inputs[0]
     with control_dependencies([grad]):
-        return [grad * sm.polygamma(array_ops.ones_like(x), x)]
+        x = math_ops.conj(x)
+        return [grad * sm.polygamma(_c(1, x), x)]
 
 
 def _igamma_partials(op: Operation) -> tuple[Tensor, Tensor]:
@@ -149,7 +150,8 @@ def _acosh_grad(op: Operation, grad: Tensor) -> Any:
 def _atanh_grad(op: Operation, grad: Tensor) -> Any:
     x = op.inputs[0]
     with control_dependencies([grad]):
-        inv = math_ops.reciprocal(_c(1.0, x) - math_ops.square(math_ops.conj(x)))
+        x2 = math_ops.square(math_ops.conj(x))
+        inv = math_ops.reciprocal(math_ops.subtract(_c(1, grad), x2))
         return [grad * inv]
 
 
