@@ -81,6 +81,10 @@ _GRADIENT_FORWARDS = {
     "digamma": ("float32", [2, 3], lambda tf, x: tf.math.digamma(x)),
     "atanh": ("float32", [2, 3], lambda tf, x: tf.atanh(x)),
     "complex_abs": ("complex64", [3], lambda tf, x: tf.abs(x)),
+    "prod_known": ("float32", [4, 3], lambda tf, x: tf.reduce_prod(x, axis=1)),
+    "prod_two_axes": ("float32", [2, 3, 4], lambda tf, x: tf.reduce_prod(x, axis=[-1, 0])),
+    "prod_partly_known": ("float32", [None, 3], lambda tf, x: tf.reduce_prod(x, axis=1)),
+    "prod_scalar": ("float32", [], lambda tf, x: tf.reduce_prod(x)),
     "xlogy": ("float32", [None, 3], lambda tf, x: tf.math.xlogy(x, 2.0 * x)),
     "xdivy": ("float32", [None, 3], lambda tf, x: tf.math.xdivy(x, 2.0 * x)),
 }
@@ -90,7 +94,8 @@ def ops_of_unary_and_reduction_gradients(tf):
     """The ops tf.gradients makes for a square (its constant 2 under a control dependency on
     the incoming gradient), a sum or mean over a shape only known at run time (the reduced
     shape's ops colocated with the input's Shape), a sign (zeros filled to the input's Shape),
-    digamma, atanh, the modulus of a complex tensor, and xlogy / xdivy (TF 1.15's ops, named
+    digamma, atanh, the modulus of a complex tensor, a product (the transposed input's shape
+    static where the input's is, so its Shape a constant), and xlogy / xdivy (TF 1.15's ops, named
     Xlogy / Xdivy without a name scope, and their gradients' broadcast axes computed first):
     types, names, inputs and control inputs, colocation, in creation order."""
     out = {}

@@ -648,6 +648,20 @@ RegisterGradient("Max")(_min_or_max_grad)
 RegisterGradient("Min")(_min_or_max_grad)
 
 
+def _static_prod_perm(x: Tensor, axes: Tensor) -> list[int] | None:
+    """The Prod gradient's transpose permutation (the reduced axes first, then the others in
+    order) where x's rank and the axes are known statically, else None."""
+    rank = x.shape.ndims
+    value = tensor_util.constant_value(axes)
+    if rank is None or value is None:
+        return None
+    axes_list = [int(a) for a in np.asarray(value).reshape(-1)]
+    if rank == 0 and axes_list:
+        return None  # an error of the reduction itself
+    reduced = [(a + rank) % rank for a in axes_list]
+    return reduced + [i for i in range(rank) if i not in reduced]
+
+
 @RegisterGradient("Prod")
 def _prod_grad(op: Operation, grad: Tensor) -> Any:
     """The product of the other elements as two exclusive cumulative products (exact where
@@ -669,6 +683,12 @@ def _prod_grad(op: Operation, grad: Tensor) -> Any:
         reduced_num = math_ops.reduce_prod(array_ops.gather(input_shape, reduced))
         other_num = math_ops.reduce_prod(array_ops.gather(input_shape, other))
     permuted = array_ops.transpose(x, perm)
+    static_perm = _static_prod_perm(x, op.inputs[1])
+    if static_perm is not None:
+        # TF's shape inference evaluates the constant perm: the permuted shape is static
+        # where x's is (and its Shape then a constant).
+        dims = x.shape.as_list()
+        permuted.set_shape([dims[i] for i in static_perm])
     permuted_shape = array_ops.shape(permuted)
     reshaped = array_ops.reshape(permuted, (reduced_num, other_num))
     left = math_ops.cumprod(reshaped, axis=0, exclusive=True)
