@@ -110,7 +110,41 @@ def ops_of_unary_and_reduction_gradients(tf):
     return out
 
 
+def batch_normalization_of_python_numbers(tf):
+    """tf.nn.batch_normalization with its statistics given as Python numbers, numpy arrays or
+    tensors: TF leaves them as given (variance + epsilon of two numbers is one constant under
+    Rsqrt), so the ops made, their names and the op count follow; and the values."""
+    import numpy as np
+
+    out = {}
+    x_val = np.arange(12, dtype=np.float32).reshape(2, 2, 3) / 5.0
+    forms = {
+        "numbers": lambda tf: (0.5, 2.0, 0.1, 1.5),
+        "arrays": lambda tf: tuple(
+            np.array([v, v + 1, v + 2], np.float32) for v in (0.5, 2.0, 0.1, 1.5)
+        ),
+        "tensors": lambda tf: tuple(
+            tf.constant([v, v + 1, v + 2], name=n)
+            for v, n in ((0.5, "m"), (2.0, "v"), (0.1, "o"), (1.5, "s"))
+        ),
+        "no_offset_or_scale": lambda tf: (0.5, 2.0, None, None),
+    }
+    for name, form in sorted(forms.items()):
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.placeholder(tf.float32, [None, 2, 3], name="x")
+            mean, variance, offset, scale = form(tf)
+            first = len(graph.get_operations())
+            y = tf.nn.batch_normalization(x, mean, variance, offset, scale, 1e-3)
+            made = _made_ops(graph, first)
+            with tf.Session() as sess:
+                value = sess.run(y, {x: x_val})
+        out[name] = {"ops": made, "y": value.tolist(), "name": y.name}
+    return out
+
+
 CASES = {
     "summary_names_with_illegal_characters": summary_names_with_illegal_characters,
     "ops_of_unary_and_reduction_gradients": ops_of_unary_and_reduction_gradients,
+    "batch_normalization_of_python_numbers": batch_normalization_of_python_numbers,
 }

@@ -3,6 +3,7 @@ utilities) against TF 1.15's recorded answers (tests/tf_reference/record_public_
 
 from __future__ import annotations
 
+import numpy as np
 import tfcluster as tf
 from tf_reference import reference
 from tf_reference.public_sweep5_cases import CASES
@@ -22,3 +23,15 @@ def test_unary_and_reduction_gradients_make_tfs_ops_with_their_control_and_coloc
     assert sorted(actual) == sorted(expected)
     for forward, want in expected.items():
         assert actual[forward] == want, forward
+
+
+def test_batch_normalization_leaves_python_numbers_as_given_as_tf() -> None:
+    name = "batch_normalization_of_python_numbers"
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(expected)
+    for form, want in expected.items():
+        got = actual[form]
+        assert got["ops"] == want["ops"], form
+        assert got["name"] == want["name"], form
+        np.testing.assert_allclose(got["y"], want["y"], rtol=1e-6, err_msg=form)
