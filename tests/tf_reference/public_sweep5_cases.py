@@ -143,8 +143,68 @@ def batch_normalization_of_python_numbers(tf):
     return out
 
 
+def _optimizers(tf):
+    return {
+        "sgd": tf.train.GradientDescentOptimizer(0.1),
+        "momentum": tf.train.MomentumOptimizer(0.1, 0.9),
+        "adam": tf.train.AdamOptimizer(0.01),
+        "rmsprop": tf.train.RMSPropOptimizer(0.01, momentum=0.9, centered=True),
+        "adagrad": tf.train.AdagradOptimizer(0.1),
+        "ftrl": tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01),
+    }
+
+
+def resource_variable_updates_graphs(tf):
+    """minimize() of a dense and an embedding-looked-up resource variable by each optimizer:
+    colocation with a resource variable is with its handle op (slots, the lookup, Adam's
+    beta powers and their first read), control dependencies on an update are on the update
+    op (not a read after it), plain SGD's sparse step is ResourceScatterAdd alone of
+    -grad * the rate as given; the ops (types, names, inputs, control inputs, colocation),
+    and the variables after three steps. Also control_dependencies and group on a resource
+    variable itself: they wait for its handle, so they run before it is initialized."""
+    import numpy as np
+
+    out = {}
+    for name in sorted(_optimizers(tf)):
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.placeholder(tf.float32, [None, 3], name="x")
+            w = tf.get_variable("w", [3, 2], initializer=tf.ones_initializer(), use_resource=True)
+            emb = tf.get_variable(
+                "emb", [5, 3], initializer=tf.ones_initializer(), use_resource=True
+            )
+            step = tf.train.get_or_create_global_step()
+            loss = tf.reduce_sum(tf.matmul(x, w)) + tf.reduce_sum(
+                tf.nn.embedding_lookup(emb, [1, 3, 1])
+            )
+            first = len(graph.get_operations())
+            train = _optimizers(tf)[name].minimize(loss, global_step=step)
+            made = _made_ops(graph, first)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(3):
+                    sess.run(train, {x: np.ones((2, 3), np.float32)})
+                values = [v.tolist() for v in sess.run([w, emb])]
+        out[name] = {"ops": made, "values": values}
+    graph = tf.Graph()
+    with graph.as_default():
+        v = tf.get_variable("v", [2], initializer=tf.ones_initializer(), use_resource=True)
+        with tf.control_dependencies([v]):
+            c = tf.constant(1.0, name="c")
+        g = tf.group(v, name="g")
+        with tf.Session() as sess:
+            before = sess.run([c, g])
+        out["waits_on_handle"] = {
+            "c_control": [op.name for op in c.op.control_inputs],
+            "g_control": [op.name for op in g.control_inputs],
+            "before_init": [before[0], before[1] is None],
+        }
+    return out
+
+
 CASES = {
     "summary_names_with_illegal_characters": summary_names_with_illegal_characters,
     "ops_of_unary_and_reduction_gradients": ops_of_unary_and_reduction_gradients,
     "batch_normalization_of_python_numbers": batch_normalization_of_python_numbers,
+    "resource_variable_updates_graphs": resource_variable_updates_graphs,
 }

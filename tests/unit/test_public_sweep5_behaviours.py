@@ -35,3 +35,18 @@ def test_batch_normalization_leaves_python_numbers_as_given_as_tf() -> None:
         assert got["ops"] == want["ops"], form
         assert got["name"] == want["name"], form
         np.testing.assert_allclose(got["y"], want["y"], rtol=1e-6, err_msg=form)
+
+
+def test_resource_variable_updates_colocate_and_wait_as_tf() -> None:
+    name = "resource_variable_updates_graphs"
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(expected)
+    assert actual["waits_on_handle"] == expected["waits_on_handle"]
+    for optimizer, want in expected.items():
+        if optimizer == "waits_on_handle":
+            continue
+        got = actual[optimizer]
+        assert got["ops"] == want["ops"], optimizer
+        np.testing.assert_allclose(got["values"][0], want["values"][0], rtol=1e-6)
+        np.testing.assert_allclose(got["values"][1], want["values"][1], rtol=1e-6)

@@ -109,7 +109,9 @@ class ResourceVariable(Variable):
                 {"dtype": value_dtype},
                 name=assign_name,
             )
-        with name_scope("Read"), self._on_handle_device():
+        # The first read keeps the colocation around the variable (TF clears it only for
+        # the Assign), on the handle's device.
+        with name_scope("Read"), self._on_handle_device(keep_colocation=True):
             self._snapshot_tensor = rv.read_variable_op(self._variable, value_dtype)
         self._snapshot = self._snapshot_tensor.op
 
@@ -147,10 +149,12 @@ class ResourceVariable(Variable):
             proto.is_resource = True
         return proto
 
-    def _on_handle_device(self) -> Any:
-        """No colocation, the handle's device (as TF places a resource variable's ops)."""
+    def _on_handle_device(self, keep_colocation: bool = False) -> Any:
+        """No colocation (unless kept), the handle's device (as TF places a resource
+        variable's ops)."""
         stack = ExitStack()
-        stack.enter_context(colocate_with(None, ignore_existing=True))
+        if not keep_colocation:
+            stack.enter_context(colocate_with(None, ignore_existing=True))
         if self._variable.device:
             stack.enter_context(device(self._variable.device))
         return stack
