@@ -186,6 +186,20 @@ def resource_variable_updates_graphs(tf):
                     sess.run(train, {x: np.ones((2, 3), np.float32)})
                 values = [v.tolist() for v in sess.run([w, emb])]
         out[name] = {"ops": made, "values": values}
+    # A reference variable's ApplyAdam reads the (resource) beta powers in its name scope.
+    graph = tf.Graph()
+    with graph.as_default():
+        a = tf.get_variable("a", [2], initializer=tf.ones_initializer(), use_resource=True)
+        b = tf.get_variable("b", [3], initializer=tf.ones_initializer())
+        loss = tf.reduce_sum(a * 2.0) + tf.reduce_sum(b * b)
+        first = len(graph.get_operations())
+        train = tf.train.AdamOptimizer(0.1).minimize(loss)
+        made = _made_ops(graph, first)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            values = [v.tolist() for v in sess.run([a, b])]
+    out["adam_resource_and_reference"] = {"ops": made, "values": values}
     graph = tf.Graph()
     with graph.as_default():
         v = tf.get_variable("v", [2], initializer=tf.ones_initializer(), use_resource=True)
@@ -202,9 +216,40 @@ def resource_variable_updates_graphs(tf):
     return out
 
 
+def resource_variable_scatters(tf):
+    """tf.scatter_* and tf.scatter_nd_* of a resource variable (and the variable's own
+    scatter_nd_* methods): the ResourceScatter op with the updates converted first and the
+    indices in the op's name scope, the n-d ones with use_locking True; what they return is
+    the variable after the update, named after the update's op; the values."""
+    import numpy as np
+
+    graph = tf.Graph()
+    with graph.as_default():
+        r = tf.get_variable("r", [4, 2], initializer=tf.ones_initializer(), use_resource=True)
+        first = len(graph.get_operations())
+        rows = [[5.0, 6.0], [7.0, 8.0]]
+        results = []
+        for fn in ("scatter_nd_update", "scatter_nd_add", "scatter_nd_sub"):
+            results.append(getattr(tf, fn)(r, [[1], [3]], rows))
+        for fn in ("update", "add", "sub", "mul", "div", "max", "min"):
+            name = "my_add" if fn == "add" else None
+            results.append(getattr(tf, "scatter_" + fn)(r, [1, 2], rows, name=name))
+        results.append(r.scatter_nd_add([[0]], [[1.0, 1.0]]))
+        made = _made_ops(graph, first)
+        described = [
+            [type(t).__name__, t.op.type, t.op.name, t.name, t.op.node_def.attr["use_locking"].b]
+            for t in results
+        ]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            values = [np.asarray(sess.run(t)).tolist() for t in results]
+    return {"ops": made, "results": described, "values": values}
+
+
 CASES = {
     "summary_names_with_illegal_characters": summary_names_with_illegal_characters,
     "ops_of_unary_and_reduction_gradients": ops_of_unary_and_reduction_gradients,
     "batch_normalization_of_python_numbers": batch_normalization_of_python_numbers,
     "resource_variable_updates_graphs": resource_variable_updates_graphs,
+    "resource_variable_scatters": resource_variable_scatters,
 }

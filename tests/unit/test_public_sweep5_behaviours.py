@@ -50,3 +50,12 @@ def test_resource_variable_updates_colocate_and_wait_as_tf() -> None:
         assert got["ops"] == want["ops"], optimizer
         np.testing.assert_allclose(got["values"][0], want["values"][0], rtol=1e-6)
         np.testing.assert_allclose(got["values"][1], want["values"][1], rtol=1e-6)
+
+
+def test_scatters_of_a_resource_variable_build_and_return_as_tf() -> None:
+    name = "resource_variable_scatters"
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert actual["ops"] == expected["ops"]
+    assert actual["results"] == expected["results"]
+    np.testing.assert_allclose(actual["values"], expected["values"], rtol=1e-6)

@@ -248,16 +248,33 @@ class ResourceVariable(Variable):
         return self._update("AssignSubVariableOp", delta, name, read_value)
 
     def scatter_op(self, mode: str, indices: Any, updates: Any, name: str | None = None) -> Any:
-        """The ResourceScatter<mode> op alone (no read after it)."""
-        indices = convert_to_tensor(indices)
+        """The ResourceScatter<mode> op alone (no read after it), as TF makes it: the updates
+        converted first, the indices in the op's name scope. Modes Nd<...> are the n-d
+        scatters (attrs T and use_locking, TF's default True)."""
         updates = convert_to_tensor(updates, dtype=self._dtype)
         op_type = f"ResourceScatter{mode}"
-        return make_op(
-            op_type,
-            [self._variable, indices, updates],
-            {"dtype": self._dtype, "Tindices": indices.dtype.base_dtype},
-            name=name or op_type,
-        )
+        with name_scope(name, op_type) as scope:
+            indices = convert_to_tensor(indices, name="indices")
+            index_type = indices.dtype.base_dtype
+            attrs: dict[str, Any] = (
+                {"T": self._dtype, "Tindices": index_type, "use_locking": True}
+                if mode.startswith("Nd")
+                else {"dtype": self._dtype, "Tindices": index_type}
+            )
+            return make_op(op_type, [self._variable, indices, updates], attrs, name=scope)
+
+    def _unread_after(self, op: Operation) -> Any:
+        """The variable after `op` updates it (TF's _lazy_read)."""
+        return _UnreadVariable(self, op)
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return _UnreadVariable(self, self.scatter_op("NdSub", indices, updates, name))
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return _UnreadVariable(self, self.scatter_op("NdAdd", indices, updates, name))
+
+    def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return _UnreadVariable(self, self.scatter_op("NdUpdate", indices, updates, name))
 
     def _resource_scatter(self, mode: str, sparse_delta: Any, name: str | None) -> Any:
         if not isinstance(sparse_delta, IndexedSlices):
@@ -326,6 +343,11 @@ class _UnreadVariable(ResourceVariable):
     @property
     def op(self) -> Operation:
         return self._parent_op
+
+    @property
+    def name(self) -> str:
+        """The update's op name (TF's _UnreadVariable in a graph)."""
+        return self._parent_op.name
 
     def value(self) -> Tensor:
         with control_dependencies([self._parent_op]):
