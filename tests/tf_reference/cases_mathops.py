@@ -580,6 +580,9 @@ for _name, _fn in (
         # TF 1.15's Atan2 gradient does not sum over broadcast dimensions (tf.gradients raises
         # ValueError; 2.x sums): checked under 1.15 by cases_gradient_values.py.
         grad=("z", ("x", "y")) if _name not in ("nextafter", "atan2") else None,
+        # TF 2.x's compat.v1 xdivy opens a name scope (xdivy/Xdivy); TF 1.15's is the op
+        # itself (Xdivy), as tfcluster's: checked under 1.15 by public_sweep5_cases.py.
+        names=_name != "xdivy",
     )
     def _binary(tf: Any, t: dict[str, Any], fn: str = _fn) -> dict[str, Any]:
         target: Any = tf

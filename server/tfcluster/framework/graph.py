@@ -644,6 +644,12 @@ class Graph:
             return
         ops = []
         for c in control_inputs:
+            if getattr(c, "_is_resource_variable", False) and isinstance(
+                getattr(c, "op", None), Operation
+            ):
+                # As TF: a resource variable (or the variable after an update) is waited
+                # for through its op (the handle, or the update), never a read of it.
+                c = c.op
             if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
                 c = c._as_graph_element()
             if isinstance(c, Tensor):
@@ -697,6 +703,12 @@ class Graph:
             finally:
                 self._stack("colocation_stack").extend(saved_colo)
             return
+        if not isinstance(op, (Tensor, Operation)):
+            # As TF's _op_to_colocate_with: a resource variable (anything with a handle
+            # tensor) is colocated with through its handle's op, not a read of it.
+            handle = getattr(op, "handle", None)
+            if isinstance(handle, Tensor) and handle.graph is self:
+                op = handle.op
         if hasattr(op, "_as_graph_element") and not isinstance(op, (Tensor, Operation)):
             op = op._as_graph_element()
         if isinstance(op, Tensor):

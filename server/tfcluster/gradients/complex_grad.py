@@ -32,9 +32,10 @@ def _imag_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("ComplexAbs")
 def _complex_abs_grad(op: Operation, grad: Tensor) -> Any:
     # d|z| = Re(conj(z) dz) / |z|: the gradient is grad * z / |z| (0 where z is 0).
-    zero = array_ops.zeros_like(grad)
+    # The ops in TF's order: the numerator's, then the modulus's.
+    numerator = complex_ops.complex(grad, array_ops.zeros_like(grad)) * op.inputs[0]
     modulus = complex_ops.complex(op.outputs[0], array_ops.zeros_like(op.outputs[0]))
-    return [math_ops.div_no_nan(complex_ops.complex(grad, zero) * op.inputs[0], modulus)]
+    return [math_ops.div_no_nan(numerator, modulus)]
 
 
 @RegisterGradient("Angle")

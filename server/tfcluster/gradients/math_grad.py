@@ -307,8 +307,10 @@ def _abs_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Square")
 def _square_grad(op: Operation, grad: Tensor) -> Any:
-    x = math_ops.conj(op.inputs[0])
-    return [math_ops.multiply(grad, math_ops.multiply(x, _const(2, x)))]
+    # As TF: under a control dependency on grad, so that the constant 2 waits for it.
+    with get_default_graph().control_dependencies([grad]):
+        x = math_ops.conj(op.inputs[0])
+        return [math_ops.multiply(grad, math_ops.multiply(x, _const(2, x)))]
 
 
 @RegisterGradient("Sqrt")
@@ -415,8 +417,10 @@ def _conj_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Sign")
 def _sign_grad(op: Operation, grad: Tensor) -> Any:
-    # The derivative is 0 almost everywhere; TF returns zeros rather than no gradient.
-    return [array_ops.zeros_like(op.inputs[0])]
+    # The derivative is 0 almost everywhere; TF returns zeros of the input's shape (a Fill of
+    # its Shape) rather than no gradient.
+    x = op.inputs[0]
+    return [array_ops.zeros(array_ops.shape(x), dtype=x.dtype.base_dtype)]
 
 
 # Gradients of TF's fused gradient ops (second derivatives), as in TF's math_grad.py.
@@ -608,8 +612,10 @@ def _sum_grad(op: Operation, grad: Tensor) -> Any:
                 kept, scaling = _static_kept_and_scaling(shape, axes)
                 return [array_ops.tile(array_ops.reshape(grad, kept), scaling), None]
     input_shape = array_ops.shape(x)
-    kept_t = reduced_shape(input_shape, op.inputs[1])
-    scaling_t = _safe_shape_div(input_shape, kept_t)
+    # As TF: the shape arithmetic is colocated with the input's Shape op.
+    with get_default_graph().colocate_with(input_shape.op):
+        kept_t = reduced_shape(input_shape, op.inputs[1])
+        scaling_t = _safe_shape_div(input_shape, kept_t)
     return [array_ops.tile(array_ops.reshape(grad, kept_t), scaling_t), None]
 
 
@@ -645,6 +651,20 @@ RegisterGradient("Max")(_min_or_max_grad)
 RegisterGradient("Min")(_min_or_max_grad)
 
 
+def _static_prod_perm(x: Tensor, axes: Tensor) -> list[int] | None:
+    """The Prod gradient's transpose permutation (the reduced axes first, then the others in
+    order) where x's rank and the axes are known statically, else None."""
+    rank = x.shape.ndims
+    value = tensor_util.constant_value(axes)
+    if rank is None or value is None:
+        return None
+    axes_list = [int(a) for a in np.asarray(value).reshape(-1)]
+    if rank == 0 and axes_list:
+        return None  # an error of the reduction itself
+    reduced = [(a + rank) % rank for a in axes_list]
+    return reduced + [i for i in range(rank) if i not in reduced]
+
+
 @RegisterGradient("Prod")
 def _prod_grad(op: Operation, grad: Tensor) -> Any:
     """The product of the other elements as two exclusive cumulative products (exact where
@@ -667,6 +687,12 @@ def _prod_grad(op: Operation, grad: Tensor) -> Any:
         reduced_num = math_ops.reduce_prod(array_ops.gather(input_shape, reduced))
         other_num = math_ops.reduce_prod(array_ops.gather(input_shape, other))
     permuted = array_ops.transpose(x, perm)
+    static_perm = _static_prod_perm(x, op.inputs[1])
+    if static_perm is not None:
+        # TF's shape inference evaluates the constant perm: the permuted shape is static
+        # where x's is (and its Shape then a constant).
+        dims = x.shape.as_list()
+        permuted.set_shape([dims[i] for i in static_perm])
     permuted_shape = array_ops.shape(permuted)
     reshaped = array_ops.reshape(permuted, (reduced_num, other_num))
     left = math_ops.cumprod(reshaped, axis=0, exclusive=True)

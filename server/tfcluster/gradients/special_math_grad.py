@@ -5,6 +5,7 @@ inputs get their gradient summed back to their shape)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,8 @@ def _lgamma_grad(op: Operation, grad: Tensor) -> Any:
 def _digamma_grad(op: Operation, grad: Tensor) -> Any:
     x = op.inputs[0]
     with control_dependencies([grad]):
-        return [grad * sm.polygamma(array_ops.ones_like(x), x)]
+        x = math_ops.conj(x)
+        return [grad * sm.polygamma(_c(1, x), x)]
 
 
 def _igamma_partials(op: Operation) -> tuple[Tensor, Tensor]:
@@ -149,7 +151,8 @@ def _acosh_grad(op: Operation, grad: Tensor) -> Any:
 def _atanh_grad(op: Operation, grad: Tensor) -> Any:
     x = op.inputs[0]
     with control_dependencies([grad]):
-        inv = math_ops.reciprocal(_c(1.0, x) - math_ops.square(math_ops.conj(x)))
+        x2 = math_ops.square(math_ops.conj(x))
+        inv = math_ops.reciprocal(math_ops.subtract(_c(1, grad), x2))
         return [grad * inv]
 
 
@@ -163,24 +166,42 @@ def _atan2_grad(op: Operation, grad: Tensor) -> Any:
         return [x * grad_inv, -y * grad_inv]
 
 
+def _xlogy_or_xdivy_grad(
+    op: Operation, grad: Tensor, partials: Callable[[Tensor, Tensor, Tensor], tuple[Tensor, Tensor]]
+) -> Any:
+    """TF 1.15's ops in its order: the broadcast axes first, then, under a control dependency
+    on grad, x's indicator of non-zero, the partials, and each side summed and reshaped."""
+    x, y = op.inputs
+    sx = array_ops.shape(x)
+    sy = array_ops.shape(y)
+    rx, ry = math_ops.broadcast_gradient_args(sx, sy)
+    with control_dependencies([grad]):
+        zero = math_ops.cast(0.0, dtype=x.dtype.base_dtype)
+        not_zero_x = math_ops.cast(math_ops.not_equal(x, zero), dtype=x.dtype.base_dtype)
+        partial_x, partial_y = partials(x, y, not_zero_x)
+        return [
+            array_ops.reshape(math_ops.reduce_sum(partial_x * grad, rx), sx),
+            array_ops.reshape(math_ops.reduce_sum(partial_y * grad, ry), sy),
+        ]
+
+
 @RegisterGradient("Xlogy")
 def _xlogy_grad(op: Operation, grad: Tensor) -> Any:
-    x, y = op.inputs
-    with control_dependencies([grad]):
-        not_zero_x = math_ops.cast(math_ops.not_equal(x, _c(0.0, x)), x.dtype.base_dtype)
-        partial_x = sm.xlogy(not_zero_x, y)
-        partial_y = sm.xdivy(x, y)
-        return [reduce_to(partial_x * grad, x, y), reduce_to(partial_y * grad, y, x)]
+    return _xlogy_or_xdivy_grad(
+        op, grad, lambda x, y, not_zero_x: (sm.xlogy(not_zero_x, y), sm.xdivy(x, y))
+    )
 
 
 @RegisterGradient("Xdivy")
 def _xdivy_grad(op: Operation, grad: Tensor) -> Any:
-    x, y = op.inputs
-    with control_dependencies([grad]):
-        not_zero_x = math_ops.cast(math_ops.not_equal(x, _c(0.0, x)), x.dtype.base_dtype)
-        partial_x = sm.xdivy(not_zero_x, y)
-        partial_y = sm.xdivy(math_ops.negative(x), math_ops.square(y))
-        return [reduce_to(partial_x * grad, x, y), reduce_to(partial_y * grad, y, x)]
+    return _xlogy_or_xdivy_grad(
+        op,
+        grad,
+        lambda x, y, not_zero_x: (
+            sm.xdivy(not_zero_x, y),
+            sm.xdivy(math_ops.negative(x), y**2),
+        ),
+    )
 
 
 @RegisterGradient("MulNoNan")

@@ -70,6 +70,8 @@ def group(*inputs: Any, name: str | None = None) -> Operation:
 
 
 def _as_op(x: Any) -> Operation:
+    if getattr(x, "_is_resource_variable", False) and isinstance(getattr(x, "op", None), Operation):
+        return x.op  # TF's: the handle, or the update a variable comes from, not a read
     if hasattr(x, "_as_graph_element") and not isinstance(x, (Tensor, Operation)):
         x = x._as_graph_element()
     if isinstance(x, Tensor):

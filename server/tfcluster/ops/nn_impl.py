@@ -88,16 +88,14 @@ def batch_normalization(
 ) -> Tensor:
     """scale * (x - mean) / sqrt(variance + epsilon) + offset, in TF's order of ops."""
     with name_scope(name, "batchnorm", [x, mean, variance, scale, offset]):
-        t = convert_to_tensor(x, name="x")
-        var = convert_to_tensor(variance, name="variance")
-        inv = math_ops.rsqrt(var + variance_epsilon)
+        # TF's one expression, its arguments left as given: Python numbers stay numbers
+        # (variance + epsilon one constant), and x * inv is made before mean * inv.
+        inv = math_ops.rsqrt(variance + variance_epsilon)
         if scale is not None:
             inv = inv * scale
-        mu = convert_to_tensor(mean, name="mean")
-        # x * inv is made before mean * inv, as TF's one expression makes them (mul_1, mul_2).
-        scaled = t * math_ops.cast(inv, t.dtype)
-        shift = offset - mu * inv if offset is not None else -mu * inv
-        return scaled + math_ops.cast(shift, t.dtype)
+        scaled = x * math_ops.cast(inv, x.dtype)
+        shift = offset - mean * inv if offset is not None else -mean * inv
+        return scaled + math_ops.cast(shift, x.dtype)
 
 
 def fused_batch_norm(

@@ -115,7 +115,9 @@ class ResourceVariable(Variable):
                 {"dtype": value_dtype},
                 name=assign_name,
             )
-        with name_scope("Read"), self._on_handle_device():
+        # The first read keeps the colocation around the variable (TF clears it only for
+        # the Assign), on the handle's device.
+        with name_scope("Read"), self._on_handle_device(keep_colocation=True):
             self._snapshot_tensor = rv.read_variable_op(self._variable, value_dtype)
         self._snapshot = self._snapshot_tensor.op
 
@@ -153,10 +155,12 @@ class ResourceVariable(Variable):
             proto.is_resource = True
         return proto
 
-    def _on_handle_device(self) -> Any:
-        """No colocation, the handle's device (as TF places a resource variable's ops)."""
+    def _on_handle_device(self, keep_colocation: bool = False) -> Any:
+        """No colocation (unless kept), the handle's device (as TF places a resource
+        variable's ops)."""
         stack = ExitStack()
-        stack.enter_context(colocate_with(None, ignore_existing=True))
+        if not keep_colocation:
+            stack.enter_context(colocate_with(None, ignore_existing=True))
         if self._variable.device:
             stack.enter_context(device(self._variable.device))
         return stack
@@ -250,16 +254,33 @@ class ResourceVariable(Variable):
         return self._update("AssignSubVariableOp", delta, name, read_value)
 
     def scatter_op(self, mode: str, indices: Any, updates: Any, name: str | None = None) -> Any:
-        """The ResourceScatter<mode> op alone (no read after it)."""
-        indices = convert_to_tensor(indices)
+        """The ResourceScatter<mode> op alone (no read after it), as TF makes it: the updates
+        converted first, the indices in the op's name scope. Modes Nd<...> are the n-d
+        scatters (attrs T and use_locking, TF's default True)."""
         updates = convert_to_tensor(updates, dtype=self._dtype)
         op_type = f"ResourceScatter{mode}"
-        return make_op(
-            op_type,
-            [self._variable, indices, updates],
-            {"dtype": self._dtype, "Tindices": indices.dtype.base_dtype},
-            name=name or op_type,
-        )
+        with name_scope(name, op_type) as scope:
+            indices = convert_to_tensor(indices, name="indices")
+            index_type = indices.dtype.base_dtype
+            attrs: dict[str, Any] = (
+                {"T": self._dtype, "Tindices": index_type, "use_locking": True}
+                if mode.startswith("Nd")
+                else {"dtype": self._dtype, "Tindices": index_type}
+            )
+            return make_op(op_type, [self._variable, indices, updates], attrs, name=scope)
+
+    def _unread_after(self, op: Operation) -> Any:
+        """The variable after `op` updates it (TF's _lazy_read)."""
+        return _UnreadVariable(self, op)
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return _UnreadVariable(self, self.scatter_op("NdSub", indices, updates, name))
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return _UnreadVariable(self, self.scatter_op("NdAdd", indices, updates, name))
+
+    def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return _UnreadVariable(self, self.scatter_op("NdUpdate", indices, updates, name))
 
     def _resource_scatter(self, mode: str, sparse_delta: Any, name: str | None) -> Any:
         if not isinstance(sparse_delta, IndexedSlices):
@@ -328,6 +349,11 @@ class _UnreadVariable(ResourceVariable):
     @property
     def op(self) -> Operation:
         return self._parent_op
+
+    @property
+    def name(self) -> str:
+        """The update's op name (TF's _UnreadVariable in a graph)."""
+        return self._parent_op.name
 
     def value(self) -> Tensor:
         with control_dependencies([self._parent_op]):

@@ -9,7 +9,6 @@ from typing import Any
 
 from tfcluster.framework import op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
-from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.infer_util import index_tensor, shape_list
 from tfcluster.ops.op_util import Outputs, make_op
@@ -82,9 +81,10 @@ def _variable_scatter(
     op_type: str, ref: Any, indices: Any, updates: Any, use_locking: bool, name: str | None
 ) -> Tensor:
     if getattr(ref, "_is_resource_variable", False):
-        # A resource variable: its ResourceScatter* op, then a read (TF's state_ops).
-        method = getattr(ref, "scatter_" + op_type[len("Scatter") :].lower())
-        return method(IndexedSlices(updates, indices), name=name)  # type: ignore[no-any-return]
+        # A resource variable: its ResourceScatter* op, then the variable after it (TF's
+        # state_ops: the updates converted first, the indices in the op's name scope).
+        op = ref.scatter_op(op_type[len("Scatter") :], indices, updates, name)
+        return ref._unread_after(op)  # type: ignore[no-any-return]
     r = _ref_of(ref)
     with name_scope(name, op_type, [r, indices, updates]) as scope:
         i = index_tensor(indices, "indices")

@@ -232,9 +232,8 @@ def xlogy(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def xdivy(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """x / y, and 0 where x is 0."""
-    with name_scope(name, "xdivy", [x]):
-        return _binary("Xdivy", x, y, None)
+    """x / y, and 0 where x is 0 (TF 1.15's op itself: no name scope, unlike 2.x's)."""
+    return _binary("Xdivy", x, y, name)
 
 
 def multiply_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:

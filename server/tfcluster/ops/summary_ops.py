@@ -9,6 +9,7 @@ scope and its tag is that scope ('loss', 'train/loss', 'family/family/loss').
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -69,10 +70,15 @@ _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")
 
 
 def clean_tag(name: str | None) -> str | None:
-    """Replaces characters TensorBoard does not allow in tags with '_' (and leading '/')."""
+    """Replaces characters TensorBoard does not allow in tags with '_' (and leading '/'),
+    saying so at INFO as TF does."""
     if name is None:
         return None
     new = _INVALID_TAG_CHARACTERS.sub("_", name).lstrip("/")
+    if new != name:
+        logging.getLogger("tensorflow").info(
+            "Summary name %s is illegal; using %s instead.", name, new
+        )
     return new
 
 

@@ -294,16 +294,32 @@ def _apply(
     ins = [_as_ref(r) for r in refs]
     if ins[0].dtype.base_dtype == dtypes.resource:
         return _apply_resource(op_type, ins, names[len(refs) :], values, base, attrs, name)
-    for arg, v in zip(names[len(refs) :], values):
+    # As TF's op wrappers: the inputs are converted in the op's name scope (a resource
+    # variable's read, a number's constant named after its argument).
+    with name_scope(name, op_type) as scope:
+        ins.extend(_converted_inputs(names[len(refs) :], values, base))
+        attrs = _with_index_type(attrs, names[len(refs) :], ins[len(refs) :])
+        return make_op(op_type, ins, {"T": base, **attrs}, name=scope).outputs[0]
+
+
+def _converted_inputs(names: Sequence[str], values: Sequence[Any], base: Any) -> list[Tensor]:
+    """The inputs after the variables, converted as TF's op wrappers convert them."""
+    out = []
+    for arg, v in zip(names, values):
         if arg == "indices":
-            t = convert_to_tensor(v, name="indices")
-            attrs = {**attrs, "Tindices": t.dtype.base_dtype}
+            out.append(convert_to_tensor(v, name="indices"))
         elif arg == "global_step":
-            t = convert_to_tensor(v, dtype=dtypes.int64)
+            out.append(convert_to_tensor(v, dtype=dtypes.int64, name=arg))
         else:
-            t = convert_to_tensor(v, dtype=base)
-        ins.append(t)
-    return make_op(op_type, ins, {"T": base, **attrs}, name=name or op_type).outputs[0]
+            out.append(convert_to_tensor(v, dtype=base, name=arg))
+    return out
+
+
+def _with_index_type(attrs: dict[str, Any], names: Sequence[str], ins: Sequence[Tensor]) -> Any:
+    for arg, t in zip(names, ins):
+        if arg == "indices":
+            return {**attrs, "Tindices": t.dtype.base_dtype}
+    return attrs
 
 
 def _apply_resource(
@@ -320,16 +336,8 @@ def _apply_resource(
     output: the op itself is what callers group and wait on."""
     op_type = f"Resource{op_type}"
     with name_scope(name, op_type) as scope:
-        ins = list(handles)
-        for arg, v in zip(names, values):
-            if arg == "indices":
-                t = convert_to_tensor(v, name="indices")
-                attrs = {**attrs, "Tindices": t.dtype.base_dtype}
-            elif arg == "global_step":
-                t = convert_to_tensor(v, dtype=dtypes.int64)
-            else:
-                t = convert_to_tensor(v, dtype=base)
-            ins.append(t)
+        ins = list(handles) + _converted_inputs(names, values, base)
+        attrs = _with_index_type(attrs, names, ins[len(handles) :])
         return make_op(op_type, ins, {"T": base, **attrs}, name=scope)
 
 

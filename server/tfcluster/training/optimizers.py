@@ -50,10 +50,15 @@ class GradientDescentOptimizer(Optimizer):
     def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Any) -> Any:
         # ScatterSub adds repeated rows up itself: no deduplication needed.
         assert self._learning_rate_tensor is not None
-        lr = math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
         if is_resource_variable(var):
-            # TF adds the negated step to a resource variable's rows (ResourceScatterAdd).
-            return var.scatter_add(IndexedSlices(-grad.values * lr, grad.indices, grad.dense_shape))
+            # TF adds the negated step to a resource variable's rows, the op alone
+            # (ResourceScatterAdd), scaled by the learning rate as given (a number becomes
+            # the product's own constant).
+            rate = self._learning_rate
+            if callable(rate):
+                rate = self._learning_rate_tensor
+            return var.scatter_op("Add", grad.indices, -grad.values * rate)
+        lr = math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
         delta = IndexedSlices(grad.values * lr, grad.indices, grad.dense_shape)
         return var.scatter_sub(delta, use_locking=self._use_locking)
 
