@@ -356,33 +356,40 @@ class BaseSession:
             self.close()
 
     def as_default(self) -> Any:
+        """Makes this the default session only, as TF's: ops built inside still go to the
+        default graph, not necessarily this session's (`with sess:` enters both)."""
         return _DefaultSessionContext(self)
 
     def __enter__(self) -> BaseSession:
-        self._default_ctx = self.as_default()
-        self._default_ctx.__enter__()
+        if self._default_ctx is not None:
+            raise RuntimeError(
+                "Session context managers are not re-entrant. Use `Session.as_default()` if "
+                "you want to enter a session multiple times."
+            )
+        graph_ctx = self._graph.as_default()
+        graph_ctx.__enter__()
+        self._default_ctx = (graph_ctx, self.as_default())
+        self._default_ctx[1].__enter__()
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self._default_ctx is not None:
-            self._default_ctx.__exit__(exc_type, exc, tb)
+            graph_ctx, session_ctx = self._default_ctx
             self._default_ctx = None
+            session_ctx.__exit__(exc_type, exc, tb)
+            graph_ctx.__exit__(exc_type, exc, tb)
         self.close()
 
 
 class _DefaultSessionContext:
     def __init__(self, session: BaseSession) -> None:
         self._session = session
-        self._graph_ctx: Any = None
 
     def __enter__(self) -> BaseSession:
         push_default_session(self._session)
-        self._graph_ctx = self._session.graph.as_default()
-        self._graph_ctx.__enter__()
         return self._session
 
     def __exit__(self, *exc: Any) -> None:
-        self._graph_ctx.__exit__(*exc)
         pop_default_session(self._session)
 
 
@@ -411,8 +418,18 @@ class InteractiveSession(BaseSession):
         super().__init__(target, graph, config)
         self._ctx = self.as_default()
         self._ctx.__enter__()
+        # As TF's: the session's graph becomes the default graph only when one was given.
+        self._graph_ctx: Any = None
+        if graph is not None:
+            self._graph_ctx = graph.as_default()
+            self._graph_ctx.__enter__()
 
     def close(self) -> None:
+        graph_ctx = getattr(self, "_graph_ctx", None)
+        if graph_ctx is not None:
+            self._graph_ctx = None
+            with contextlib.suppress(Exception):
+                graph_ctx.__exit__(None, None, None)
         ctx = getattr(self, "_ctx", None)
         if ctx is not None:
             self._ctx = None
