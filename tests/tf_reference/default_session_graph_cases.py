@@ -2,9 +2,9 @@
 `sess.as_default()` makes the session the default session only (ops built inside still go to
 the default graph), `with sess:` enters its graph too and cannot be re-entered, and an
 InteractiveSession enters its graph only when one was passed to it, so a notebook may call
-tf.reset_default_graph() after opening one. Each case is `fn(tf) -> dict of plain values`,
-run on TF 1.15 by record_default_session_graph.py and on tfcluster by
-tests/unit/test_default_session_graph.py. Python 3.7 code."""
+tf.reset_default_graph() after opening one; opening one while another is open warns. Each
+case is `fn(tf) -> dict of plain values`, run on TF 1.15 by record_default_session_graph.py
+and on tfcluster by tests/unit/test_default_session_graph.py. Python 3.7 code."""
 
 from __future__ import annotations
 
@@ -96,3 +96,25 @@ def interactive_session_with_a_graph(tf):
         "closed_default": tf.get_default_graph() is g,
         "closed_default_session": tf.get_default_session() is None,
     }
+
+
+@unnested
+def interactive_session_opened_beside_another_warns(tf):
+    """A second InteractiveSession opened while one is open warns (UserWarning), also after
+    a third was opened and closed between; the warnings of each opening, as class and
+    message."""
+    import warnings
+
+    tf.reset_default_graph()
+    steps = {}
+    first = tf.InteractiveSession()
+    try:
+        for name in ("second", "third"):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                sess = tf.InteractiveSession()
+            sess.close()
+            steps[name] = [[w.category.__name__, str(w.message)] for w in caught]
+    finally:
+        first.close()
+    return steps

@@ -2,7 +2,7 @@
 answers (tests/tf_reference/record_default_session_graph.py): `sess.as_default()` leaves the
 default graph alone, `with sess:` enters the session's graph (once), and an InteractiveSession
 enters its graph only when given one, so tf.reset_default_graph() works after opening one on
-the default graph."""
+the default graph; opening one while another is open warns."""
 
 from __future__ import annotations
 

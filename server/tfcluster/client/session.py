@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -408,6 +409,10 @@ class Session(BaseSession):
 class InteractiveSession(BaseSession):
     """A session that installs itself as the default, for shells and notebooks."""
 
+    # Interactive sessions open (not closed yet) in the process: opening another warns.
+    _count_lock = threading.Lock()
+    _active_session_count = 0
+
     def __init__(self, target: str = "", graph: Graph | None = None, config: Any = None) -> None:
         if not config:
             # TF 1.15's defaults for interactive use (not the context's config).
@@ -416,6 +421,17 @@ class InteractiveSession(BaseSession):
         # caller's own config.
         config.graph_options.place_pruned_graph = True
         super().__init__(target, graph, config)
+        with InteractiveSession._count_lock:
+            if InteractiveSession._active_session_count > 0:
+                warnings.warn(
+                    "An interactive session is already active. This can cause out-of-memory "
+                    "errors in some cases. You must explicitly call "
+                    "`InteractiveSession.close()` to release resources held by the other "
+                    "session(s).",
+                    stacklevel=1,
+                )
+            InteractiveSession._active_session_count += 1
+        self._explicitly_closed = False
         self._ctx = self.as_default()
         self._ctx.__enter__()
         # As TF's: the session's graph becomes the default graph only when one was given.
@@ -425,6 +441,10 @@ class InteractiveSession(BaseSession):
             self._graph_ctx.__enter__()
 
     def close(self) -> None:
+        with InteractiveSession._count_lock:
+            if not getattr(self, "_explicitly_closed", True):
+                InteractiveSession._active_session_count -= 1
+                self._explicitly_closed = True
         graph_ctx = getattr(self, "_graph_ctx", None)
         if graph_ctx is not None:
             self._graph_ctx = None
