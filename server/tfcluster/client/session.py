@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -356,33 +357,40 @@ class BaseSession:
             self.close()
 
     def as_default(self) -> Any:
+        """Makes this the default session only, as TF's: ops built inside still go to the
+        default graph, not necessarily this session's (`with sess:` enters both)."""
         return _DefaultSessionContext(self)
 
     def __enter__(self) -> BaseSession:
-        self._default_ctx = self.as_default()
-        self._default_ctx.__enter__()
+        if self._default_ctx is not None:
+            raise RuntimeError(
+                "Session context managers are not re-entrant. Use `Session.as_default()` if "
+                "you want to enter a session multiple times."
+            )
+        graph_ctx = self._graph.as_default()
+        graph_ctx.__enter__()
+        self._default_ctx = (graph_ctx, self.as_default())
+        self._default_ctx[1].__enter__()
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self._default_ctx is not None:
-            self._default_ctx.__exit__(exc_type, exc, tb)
+            graph_ctx, session_ctx = self._default_ctx
             self._default_ctx = None
+            session_ctx.__exit__(exc_type, exc, tb)
+            graph_ctx.__exit__(exc_type, exc, tb)
         self.close()
 
 
 class _DefaultSessionContext:
     def __init__(self, session: BaseSession) -> None:
         self._session = session
-        self._graph_ctx: Any = None
 
     def __enter__(self) -> BaseSession:
         push_default_session(self._session)
-        self._graph_ctx = self._session.graph.as_default()
-        self._graph_ctx.__enter__()
         return self._session
 
     def __exit__(self, *exc: Any) -> None:
-        self._graph_ctx.__exit__(*exc)
         pop_default_session(self._session)
 
 
@@ -401,6 +409,10 @@ class Session(BaseSession):
 class InteractiveSession(BaseSession):
     """A session that installs itself as the default, for shells and notebooks."""
 
+    # Interactive sessions open (not closed yet) in the process: opening another warns.
+    _count_lock = threading.Lock()
+    _active_session_count = 0
+
     def __init__(self, target: str = "", graph: Graph | None = None, config: Any = None) -> None:
         if not config:
             # TF 1.15's defaults for interactive use (not the context's config).
@@ -409,10 +421,35 @@ class InteractiveSession(BaseSession):
         # caller's own config.
         config.graph_options.place_pruned_graph = True
         super().__init__(target, graph, config)
+        with InteractiveSession._count_lock:
+            if InteractiveSession._active_session_count > 0:
+                warnings.warn(
+                    "An interactive session is already active. This can cause out-of-memory "
+                    "errors in some cases. You must explicitly call "
+                    "`InteractiveSession.close()` to release resources held by the other "
+                    "session(s).",
+                    stacklevel=1,
+                )
+            InteractiveSession._active_session_count += 1
+        self._explicitly_closed = False
         self._ctx = self.as_default()
         self._ctx.__enter__()
+        # As TF's: the session's graph becomes the default graph only when one was given.
+        self._graph_ctx: Any = None
+        if graph is not None:
+            self._graph_ctx = graph.as_default()
+            self._graph_ctx.__enter__()
 
     def close(self) -> None:
+        with InteractiveSession._count_lock:
+            if not getattr(self, "_explicitly_closed", True):
+                InteractiveSession._active_session_count -= 1
+                self._explicitly_closed = True
+        graph_ctx = getattr(self, "_graph_ctx", None)
+        if graph_ctx is not None:
+            self._graph_ctx = None
+            with contextlib.suppress(Exception):
+                graph_ctx.__exit__(None, None, None)
         ctx = getattr(self, "_ctx", None)
         if ctx is not None:
             self._ctx = None

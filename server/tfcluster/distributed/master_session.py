@@ -54,6 +54,7 @@ from tfcluster.runtime.involution_removal import remove_involutions
 from tfcluster.runtime.kernel_fusion import fuse_kernels
 from tfcluster.runtime.log_softmax_fusion import fuse_log_softmax
 from tfcluster.runtime.loop_frames import keep_loops_on_one_task
+from tfcluster.runtime.neutral_operands import forward_neutral_operands
 from tfcluster.runtime.pow_rewrite import rewrite_constant_powers
 from tfcluster.runtime.sqrt_division import rsqrt_divisions
 from tfcluster.runtime.unread_results import unread_to_noops
@@ -890,7 +891,12 @@ class MasterSession:
                     nodes.update(folded)
                     # What only the folded nodes read is not needed any more.
                     needed = _prune(nodes, feeds, fetches, targets)
+                forwarded: dict[str, Node] = {}
                 if grappler_folds:
+                    # x + 0, x * 1, ... as Identities of x (bypassed below).
+                    forwarded = forward_neutral_operands(nodes, needed, feeds, fetches, targets)
+                    if forwarded:
+                        nodes.update(forwarded)
                     needed = _push_down_and_fold(nodes, needed, signature, self._dtypes)
                 if self._rewriter_runs("dependency_optimization"):
                     # Results no node reads (gated gradients): NoOps, as TF's optimizer does.
@@ -902,7 +908,7 @@ class MasterSession:
                     if rewired:
                         nodes.update(rewired)
                         needed = _prune(nodes, feeds, fetches, targets)
-                    if grappler_folds and (noops or rewired):
+                    if grappler_folds and (noops or rewired or forwarded):
                         # TF's optimizers run twice: a child read through a gradient's tuple
                         # Identity, or also by a gradient nobody reads, is read once now.
                         needed = _push_down_and_fold(nodes, needed, signature, self._dtypes)

@@ -2,10 +2,11 @@
 
 TF 1.15 multiplies float32 matrices through Eigen's tensor contraction with MKL-DNN's sgemm
 as its kernel, which picks the machine's fused multiply-add: each output is a running FMA
-over the contracted dimension, in one block up to 384 terms (recorded:
-tests/tf_reference/record_float32_products.py). OpenBLAS (numpy) sums that way too for
-products of 9 columns or more, but not for 2 to 8 output columns, where its kernel differs
-from TF's in the last bit for most outputs. And grappler's MatMul -> BiasAdd fusion
+over a block of the contracted dimension (up to 384 terms; recorded:
+tests/tf_reference/record_float32_products.py), the blocks' sums added where Eigen's thread
+pool cuts the contracted dimension (_eigen_contraction_blocks). OpenBLAS (numpy) sums that
+way for some products of 9 columns or more, but not for 2 to 8 output columns, where its
+kernel differs from TF's in the last bit for most outputs. And grappler's MatMul -> BiasAdd fusion
 (_FusedMatMul) takes this product even for one output column, where the plain MatMul takes
 Eigen's matrix-vector routine (_eigen_gemv): a dense layer of one unit.
 
@@ -18,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-# MKL-DNN's sgemm sums up to this many terms in one running sum; past it, it cuts the
-# contracted dimension in blocks whose sums are added (an order not repeated here).
-MAX_DEPTH = 384
+from tfcluster.kernels import _eigen_contraction_blocks
+from tfcluster.runtime import thread_budget
+
 # Products of more multiply-adds than this go to BLAS: one pass over the contracted
 # dimension costs two numpy calls per term.
 MAX_WORK = 1 << 20
@@ -35,14 +36,22 @@ NARROW_WIDTH = 8
 
 
 def product(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
-    """a @ b (2-D float32, already transposed) as TF's sgemm sums it, or None where BLAS's
-    product stands (another dtype, a longer contracted dimension, or too much work)."""
+    """a @ b (2-D float32, already transposed) as TF's sgemm sums it, in the blocks of the
+    contracted dimension TF's contraction takes on this process's intra-op pool, or None
+    where BLAS's product stands (another dtype, or too much work)."""
     if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim != 2 or b.ndim != 2:
         return None
     m, depth = a.shape
     n = b.shape[1]
-    if depth == 0 or depth > MAX_DEPTH or m == 0 or n == 0 or m * depth * n > MAX_WORK:
+    if depth == 0 or m == 0 or n == 0 or m * depth * n > MAX_WORK:
         return None
+    blocked = _eigen_contraction_blocks.blocked_product(a, b, threads(), _running_sum)
+    return blocked if blocked is not None else _running_sum(a, b)
+
+
+def _running_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b, each output one running FMA over the whole contracted dimension."""
+    depth = a.shape[1]
     # Every product exact in float64 (24 + 24 significant bits), all made in one call, laid
     # out [depth, n, m]: the rows of a along the innermost axis (numpy's inner loops then run
     # m long, not n: 2 to 8), and each step's terms one contiguous slice.
@@ -54,13 +63,25 @@ def product(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     return np.ascontiguousarray(out.T)
 
 
-def narrow_product(a: np.ndarray, b: np.ndarray, one_column: bool = False) -> np.ndarray | None:
-    """TF's bits for a product whose width OpenBLAS sums in another order (2 to 8 output
-    columns, or 1 where the caller takes the general product for it; more than one row),
-    or None."""
-    if a.ndim != 2 or b.ndim != 2 or a.shape[0] < 2:
+def threads() -> int:
+    """The intra-op pool TF's contraction would cut the contracted dimension for."""
+    return thread_budget.current().intra
+
+
+def sgemm_applies(rows: int, depth: int, cols: int, one_column: bool = False) -> bool:
+    """Whether sgemm_product makes a float32 rows x depth x cols product itself."""
+    return rows >= 2 and cols >= 2 - one_column and 0 < rows * depth * cols <= MAX_WORK
+
+
+def sgemm_product(a: np.ndarray, b: np.ndarray, one_column: bool = False) -> np.ndarray | None:
+    """TF's bits for a MatMul's general product (more than one row; 2 output columns or more,
+    or 1 where the caller takes the general product for it) within MAX_WORK, or None. OpenBLAS
+    sums 2 to 8 output columns in another order, and wider ones too for most shapes (a
+    64x64x16 product: 44% of the outputs a last bit off TF's), so a logistic regression over
+    MNIST's 784 pixels drifted from TF's within a few hundred steps."""
+    if a.ndim != 2 or b.ndim != 2:
         return None
-    if not (2 - one_column) <= b.shape[1] <= NARROW_WIDTH:
+    if not sgemm_applies(a.shape[0], a.shape[1], b.shape[1], one_column):
         return None
     return product(a, b)
 

@@ -11,6 +11,7 @@ from tfcluster.framework import dtypes
 from tfcluster.framework.graph import (
     GraphKeys,
     Tensor,
+    control_dependencies,
     convert_to_tensor,
     get_collection,
     name_scope,
@@ -21,7 +22,15 @@ from tfcluster.lib.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfcluster.lib.losses import losses_impl
 from tfcluster.lib.metrics import metrics_impl
 from tfcluster.lib.saved_model import signature_constants
-from tfcluster.ops import array_ops, control_flow_ops, lookup_ops, math_ops, nn_ops, string_ops
+from tfcluster.ops import (
+    array_ops,
+    check_ops,
+    control_flow_ops,
+    lookup_ops,
+    math_ops,
+    nn_ops,
+    string_ops,
+)
 from tfcluster.ops.summary_ops import scalar as summary_scalar
 
 _DEFAULT_SERVING_KEY = signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY
@@ -82,9 +91,6 @@ def _class_id_labels(labels: Tensor, n_classes: int, vocabulary: Sequence[str] |
         return table.lookup(labels)
     if labels.dtype == dtypes.string:
         raise ValueError("Labels dtype should be integer. Instead got string.")
-    from tfcluster.framework.graph import control_dependencies
-    from tfcluster.ops import check_ops
-
     labels = math_ops.cast(labels, dtypes.int64)
     checks = [
         check_ops.assert_less(
@@ -301,6 +307,16 @@ def _accuracy_baseline(labels_mean: tuple[Tensor, Any]) -> tuple[Tensor, Any]:
     )
 
 
+def _assert_n_classes(n_classes: int) -> None:
+    """TF 1.15's _validate_n_classes: n_classes made a tensor and asserted greater than 2 in
+    the default graph the head is made in (a canned classifier's constructor), so its ops
+    take names there, and a finalized default graph refuses them (RuntimeError)."""
+    n = convert_to_tensor(n_classes)
+    assert_n = check_ops.assert_greater(n, 2, message="n_classes must be greater than 2")
+    with control_dependencies([assert_n]):
+        control_flow_ops.no_op()
+
+
 class MultiClassHead(_Head):
     """Softmax cross-entropy over n_classes logits per example."""
 
@@ -313,6 +329,7 @@ class MultiClassHead(_Head):
     ) -> None:
         if n_classes is None or n_classes <= 2:
             raise ValueError(f"n_classes must be > 2: {n_classes}.")
+        _assert_n_classes(n_classes)
         super().__init__(weight_column, loss_reduction)
         self._n_classes = n_classes
         self._vocabulary = label_vocabulary

@@ -1,0 +1,102 @@
+"""Float32 products whose contracted dimension TF 1.15 cuts in blocks: Eigen's thread-pool
+contraction takes it in blocks of its cache-based size evened out by TF (one block per sweep
+on one thread, 320 terms at most on several), or cuts it in one range per thread when its
+cost model finds that pays (the ranges' sums added at the end), and MKL-DNN's sgemm sums each
+block as one running fused multiply-add. Narrow products (2 to 8 output columns) of a few
+hundred to a few thousand terms, every transpose, wider ones up to a million multiply-adds
+(where OpenBLAS's order differs from TF's for most shapes), and a one-unit dense layer whose
+MatMul grappler fuses with its BiasAdd. Run on a pool of two threads, operands fed (no
+constant folding). Each case is `fn(tf) -> dict of plain values` (float32 results as hex
+strings: bits), run on TF 1.15 by record_float32_blocked_products.py and on tfcluster by
+tests/unit/test_float32_blocked_products.py. Python 3.7 code."""
+
+from __future__ import annotations
+
+import numpy as np
+
+CASES = {}
+# (rows, contracted terms, columns): one sweep in blocks (8x600x8: 304 + 296; 64x1000x4:
+# three of 336; 100x784x8: four of 196; 16x4096x8: eleven), and cut in one range per thread
+# (128x1024x5: two ranges of two blocks of 256; 300x400x8: two of 200).
+SHAPES = [
+    (8, 600, 8),
+    (64, 1000, 4),
+    (64, 1900, 4),
+    (16, 4096, 8),
+    (128, 1024, 5),
+    (300, 400, 8),
+    (32, 2048, 6),
+    (100, 784, 8),
+]
+
+
+def _bits(values):
+    return [float(v).hex() for v in np.asarray(values, np.float32).ravel()]
+
+
+def _config(tf):
+    return tf.ConfigProto(intra_op_parallelism_threads=2)
+
+
+def narrow_products(tf):
+    tf.reset_default_graph()
+    rng = np.random.RandomState(11)
+    feeds, products = {}, {}
+    for i, (m, k, n) in enumerate(SHAPES):
+        ta, tb = i % 2 == 1, i % 4 >= 2
+        a = rng.randn(*((k, m) if ta else (m, k))).astype(np.float32)
+        b = rng.randn(*((n, k) if tb else (k, n))).astype(np.float32)
+        pa = tf.placeholder(tf.float32, a.shape)
+        pb = tf.placeholder(tf.float32, b.shape)
+        feeds[pa], feeds[pb] = a, b
+        products[f"m{m}_k{k}_n{n}_{ta:d}{tb:d}"] = tf.matmul(pa, pb, transpose_a=ta, transpose_b=tb)
+    with tf.Session(config=_config(tf)) as sess:
+        values = sess.run(products, feeds)
+    return {name: _bits(v) for name, v in sorted(values.items())}
+
+
+def one_unit_dense_layer(tf):
+    """x @ w + b of one output column over 784 inputs: grappler fuses the MatMul with its
+    BiasAdd, whose product is the general one (blocked), not the matrix-vector routine."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(12)
+    x = rng.randn(100, 784).astype(np.float32)
+    w = rng.randn(784, 1).astype(np.float32)
+    px = tf.placeholder(tf.float32, x.shape)
+    out = tf.nn.bias_add(tf.matmul(px, tf.constant(w)), tf.constant([0.25], tf.float32))
+    with tf.Session(config=_config(tf)) as sess:
+        return {"out": _bits(sess.run(out, {px: x}))}
+
+
+# Wider products up to a million multiply-adds: a logistic regression over 784 pixels (100 x
+# 784 x 10: four blocks of 196 on one sweep), a hidden layer of 25 (32 x 784 x 25) and of 50
+# (20 x 784 x 50), square ones of 64 and a 100 x 200 x 50 in one block.
+WIDE_SHAPES = [
+    (100, 784, 10),
+    (32, 784, 25),
+    (20, 784, 50),
+    (64, 64, 16),
+    (64, 64, 64),
+    (100, 200, 50),
+]
+
+
+def wide_products(tf):
+    tf.reset_default_graph()
+    rng = np.random.RandomState(13)
+    feeds, products = {}, {}
+    for i, (m, k, n) in enumerate(WIDE_SHAPES):
+        ta, tb = i % 2 == 1, i % 4 >= 2
+        a = rng.randn(*((k, m) if ta else (m, k))).astype(np.float32)
+        b = rng.randn(*((n, k) if tb else (k, n))).astype(np.float32)
+        pa = tf.placeholder(tf.float32, a.shape)
+        pb = tf.placeholder(tf.float32, b.shape)
+        feeds[pa], feeds[pb] = a, b
+        products[f"m{m}_k{k}_n{n}_{ta:d}{tb:d}"] = tf.matmul(pa, pb, transpose_a=ta, transpose_b=tb)
+    with tf.Session(config=_config(tf)) as sess:
+        values = sess.run(products, feeds)
+    return {name: _bits(v) for name, v in sorted(values.items())}
+
+
+for _fn in (narrow_products, one_unit_dense_layer, wide_products):
+    CASES[_fn.__name__] = _fn
