@@ -2,12 +2,12 @@
 contraction takes it in blocks of its cache-based size evened out by TF (one block per sweep
 on one thread, 320 terms at most on several), or cuts it in one range per thread when its
 cost model finds that pays (the ranges' sums added at the end), and MKL-DNN's sgemm sums each
-block as one running fused multiply-add. Narrow products (2 to 8 output columns) of a few
-hundred to a few thousand terms, every transpose, wider ones up to a million multiply-adds
-(where OpenBLAS's order differs from TF's for most shapes), and a one-unit dense layer whose
-MatMul grappler fuses with its BiasAdd. Run on a pool of two threads, operands fed (no
-constant folding). Each case is `fn(tf) -> dict of plain values` (float32 results as hex
-strings: bits), run on TF 1.15 by record_float32_blocked_products.py and on tfcluster by
+block as one running fused multiply-add. Narrow products (2 to 8 output columns, which
+tfcluster sums itself: OpenBLAS's order differs there) of a few hundred to a few thousand
+terms, every transpose, and a one-unit dense layer whose MatMul grappler fuses with its
+BiasAdd. Run on a pool of two threads, operands fed (no constant folding). Each case is
+`fn(tf) -> dict of plain values` (float32 results as hex strings: bits), run on TF 1.15 by
+record_float32_blocked_products.py and on tfcluster by
 tests/unit/test_float32_blocked_products.py. Python 3.7 code."""
 
 from __future__ import annotations
@@ -68,35 +68,5 @@ def one_unit_dense_layer(tf):
         return {"out": _bits(sess.run(out, {px: x}))}
 
 
-# Wider products up to a million multiply-adds: a logistic regression over 784 pixels (100 x
-# 784 x 10: four blocks of 196 on one sweep), a hidden layer of 25 (32 x 784 x 25) and of 50
-# (20 x 784 x 50), square ones of 64 and a 100 x 200 x 50 in one block.
-WIDE_SHAPES = [
-    (100, 784, 10),
-    (32, 784, 25),
-    (20, 784, 50),
-    (64, 64, 16),
-    (64, 64, 64),
-    (100, 200, 50),
-]
-
-
-def wide_products(tf):
-    tf.reset_default_graph()
-    rng = np.random.RandomState(13)
-    feeds, products = {}, {}
-    for i, (m, k, n) in enumerate(WIDE_SHAPES):
-        ta, tb = i % 2 == 1, i % 4 >= 2
-        a = rng.randn(*((k, m) if ta else (m, k))).astype(np.float32)
-        b = rng.randn(*((n, k) if tb else (k, n))).astype(np.float32)
-        pa = tf.placeholder(tf.float32, a.shape)
-        pb = tf.placeholder(tf.float32, b.shape)
-        feeds[pa], feeds[pb] = a, b
-        products[f"m{m}_k{k}_n{n}_{ta:d}{tb:d}"] = tf.matmul(pa, pb, transpose_a=ta, transpose_b=tb)
-    with tf.Session(config=_config(tf)) as sess:
-        values = sess.run(products, feeds)
-    return {name: _bits(v) for name, v in sorted(values.items())}
-
-
-for _fn in (narrow_products, one_unit_dense_layer, wide_products):
+for _fn in (narrow_products, one_unit_dense_layer):
     CASES[_fn.__name__] = _fn

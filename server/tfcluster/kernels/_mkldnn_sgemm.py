@@ -45,7 +45,8 @@ def product(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     n = b.shape[1]
     if depth == 0 or m == 0 or n == 0 or m * depth * n > MAX_WORK:
         return None
-    blocked = _eigen_contraction_blocks.blocked_product(a, b, threads(), _running_sum)
+    threads = thread_budget.current().intra
+    blocked = _eigen_contraction_blocks.blocked_product(a, b, threads, _running_sum)
     return blocked if blocked is not None else _running_sum(a, b)
 
 
@@ -63,25 +64,13 @@ def _running_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(out.T)
 
 
-def threads() -> int:
-    """The intra-op pool TF's contraction would cut the contracted dimension for."""
-    return thread_budget.current().intra
-
-
-def sgemm_applies(rows: int, depth: int, cols: int, one_column: bool = False) -> bool:
-    """Whether sgemm_product makes a float32 rows x depth x cols product itself."""
-    return rows >= 2 and cols >= 2 - one_column and 0 < rows * depth * cols <= MAX_WORK
-
-
-def sgemm_product(a: np.ndarray, b: np.ndarray, one_column: bool = False) -> np.ndarray | None:
-    """TF's bits for a MatMul's general product (more than one row; 2 output columns or more,
-    or 1 where the caller takes the general product for it) within MAX_WORK, or None. OpenBLAS
-    sums 2 to 8 output columns in another order, and wider ones too for most shapes (a
-    64x64x16 product: 44% of the outputs a last bit off TF's), so a logistic regression over
-    MNIST's 784 pixels drifted from TF's within a few hundred steps."""
-    if a.ndim != 2 or b.ndim != 2:
+def narrow_product(a: np.ndarray, b: np.ndarray, one_column: bool = False) -> np.ndarray | None:
+    """TF's bits for a product whose width OpenBLAS sums in another order (2 to 8 output
+    columns, or 1 where the caller takes the general product for it; more than one row),
+    or None."""
+    if a.ndim != 2 or b.ndim != 2 or a.shape[0] < 2:
         return None
-    if not sgemm_applies(a.shape[0], a.shape[1], b.shape[1], one_column):
+    if not (2 - one_column) <= b.shape[1] <= NARROW_WIDTH:
         return None
     return product(a, b)
 

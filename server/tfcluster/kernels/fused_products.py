@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _cpu_gemm, _eigen_contraction_blocks, _mkldnn_sgemm
+from tfcluster.kernels import _cpu_gemm
 from tfcluster.kernels.common import Compute
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.runtime import kernel_table
@@ -35,28 +35,6 @@ def _plain_rows(a: Any) -> bool:
     """Whether a is a float32 matrix of more than one row (one row: TF's matrix-vector order,
     kernels/_eigen_gemv.py, which a wider product would not keep)."""
     return type(a) is np.ndarray and a.ndim == 2 and a.dtype == _FLOAT32 and a.shape[0] > 1
-
-
-def _whole_product(a: np.ndarray, block: np.ndarray, parts: Sequence[Any]) -> np.ndarray | None:
-    """a @ block as the MatMul kernel would make each part's product, or None where the parts
-    must be made one by one: products in TF's sgemm order (_mkldnn_sgemm) are the same in
-    one product only where TF cuts the contracted dimension alike for the whole and for
-    every part, and within the work the kernel makes that way for each."""
-    rows, depth = a.shape
-    exact = [_mkldnn_sgemm.sgemm_applies(rows, depth, p.shape[1]) for p in parts]
-    if not any(exact):
-        # The MatMul kernel's own path for a float32 product of more than one row and
-        # column, without its checks (they hold for the block).
-        return _cpu_gemm.matmul(a, block)
-    if not all(exact) or not _mkldnn_sgemm.sgemm_applies(rows, depth, block.shape[1]):
-        return None
-    threads = _mkldnn_sgemm.threads()
-    cut = _eigen_contraction_blocks.k_blocks(rows, depth, block.shape[1], threads)
-    if any(
-        _eigen_contraction_blocks.k_blocks(rows, depth, p.shape[1], threads) != cut for p in parts
-    ):
-        return None
-    return _mkldnn_sgemm.sgemm_product(a, block)
 
 
 def column_block(parts: Sequence[Any]) -> np.ndarray | None:
@@ -111,9 +89,9 @@ def fused_matmuls(node: Any, xp: Any) -> Compute:
         block, cuts = entry[2], entry[3]
         if block is None or not _plain_rows(a) or a.shape[1] != block.shape[0]:
             return tuple(product(ctx, [a, b])[0] for b in parts)
-        whole = _whole_product(a, block, parts)
-        if whole is None:
-            return tuple(product(ctx, [a, b])[0] for b in parts)
+        # The MatMul kernel's own path for a float32 product of more than one row and
+        # column, without its checks (they hold for the block).
+        whole = _cpu_gemm.matmul(a, block)
         return [whole[:, i:j] for i, j in cuts]
 
     return compute

@@ -752,7 +752,7 @@ def _matmul_product(
     """MatMul's product of ins[0] and ins[1], rounded as TF 1.15's CPU kernel rounds it: a
     plain MatMul's matrix-vector shapes through Eigen's matrix-vector routine, a fused one's
     (_FusedMatMul) through the general product unless it has one row, as TF's contraction
-    does; products up to _mkldnn_sgemm.MAX_WORK in MKL-DNN's sgemm order; the rest BLAS's."""
+    does; narrow products in MKL-DNN's sgemm order; the rest BLAS's."""
     a, b = ins[0], ins[1]
     if type(a) is not np.ndarray or type(b) is not np.ndarray or xp is not np:
         a, b = xp.asarray(a), xp.asarray(b)
@@ -776,7 +776,7 @@ def _matmul_product(
     if xp is np:
         exact = _eigen_small_depth.matmul(a, b)
         if exact is None:
-            exact = _mkldnn_sgemm.sgemm_product(a, b, one_column=fused)
+            exact = _mkldnn_sgemm.narrow_product(a, b, one_column=fused)
         if exact is not None:
             return exact
     out = _cpu_gemm.matmul(a, b) if xp is np else xp.matmul(a, b)
