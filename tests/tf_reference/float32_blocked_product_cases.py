@@ -3,9 +3,9 @@ contraction takes it in blocks of its cache-based size evened out by TF (one blo
 on one thread, 320 terms at most on several), or cuts it in one range per thread when its
 cost model finds that pays (the ranges' sums added at the end), and MKL-DNN's sgemm sums each
 block as one running fused multiply-add. Narrow products (2 to 8 output columns, which
-tfcluster sums itself: OpenBLAS's order differs there) of a few hundred to a few thousand
-terms, every transpose, and a one-unit dense layer whose MatMul grappler fuses with its
-BiasAdd. Run on a pool of two threads, operands fed (no constant folding). Each case is
+tfcluster sums itself: OpenBLAS's order differs there) of a hundred to 384 terms (longer
+ones go to BLAS), every transpose, and a one-unit dense layer whose MatMul grappler fuses
+with its BiasAdd. Run on a pool of two threads, operands fed (no constant folding). Each case is
 `fn(tf) -> dict of plain values` (float32 results as hex strings: bits), run on TF 1.15 by
 record_float32_blocked_products.py and on tfcluster by
 tests/unit/test_float32_blocked_products.py. Python 3.7 code."""
@@ -15,18 +15,18 @@ from __future__ import annotations
 import numpy as np
 
 CASES = {}
-# (rows, contracted terms, columns): one sweep in blocks (8x600x8: 304 + 296; 64x1000x4:
-# three of 336; 100x784x8: four of 196; 16x4096x8: eleven), and cut in one range per thread
-# (128x1024x5: two ranges of two blocks of 256; 300x400x8: two of 200).
+# (rows, contracted terms, columns), up to the 384 terms tfcluster sums itself (longer ones go
+# to BLAS, for speed): one sweep in one block, or cut in one range per thread where Eigen's
+# cost model finds that pays on two threads (1000x100x8: 96 + 4).
 SHAPES = [
-    (8, 600, 8),
-    (64, 1000, 4),
-    (64, 1900, 4),
-    (16, 4096, 8),
-    (128, 1024, 5),
-    (300, 400, 8),
-    (32, 2048, 6),
-    (100, 784, 8),
+    (1000, 100, 8),
+    (64, 200, 4),
+    (300, 320, 8),
+    (16, 96, 2),
+    (128, 384, 5),
+    (500, 160, 3),
+    (32, 256, 6),
+    (100, 300, 8),
 ]
 
 
@@ -56,12 +56,12 @@ def narrow_products(tf):
 
 
 def one_unit_dense_layer(tf):
-    """x @ w + b of one output column over 784 inputs: grappler fuses the MatMul with its
+    """x @ w + b of one output column over 300 inputs: grappler fuses the MatMul with its
     BiasAdd, whose product is the general one (blocked), not the matrix-vector routine."""
     tf.reset_default_graph()
     rng = np.random.RandomState(12)
-    x = rng.randn(100, 784).astype(np.float32)
-    w = rng.randn(784, 1).astype(np.float32)
+    x = rng.randn(100, 300).astype(np.float32)
+    w = rng.randn(300, 1).astype(np.float32)
     px = tf.placeholder(tf.float32, x.shape)
     out = tf.nn.bias_add(tf.matmul(px, tf.constant(w)), tf.constant([0.25], tf.float32))
     with tf.Session(config=_config(tf)) as sess:

@@ -22,6 +22,11 @@ import numpy as np
 from tfcluster.kernels import _eigen_contraction_blocks
 from tfcluster.runtime import thread_budget
 
+# MKL-DNN's sgemm sums up to this many terms in one running sum. Longer contracted
+# dimensions go to BLAS: TF's blocks there (_eigen_contraction_blocks) are known, but summing
+# them here costs tens of times BLAS's time (a logistic regression's 784-term products).
+MAX_DEPTH = 384
+
 # Products of more multiply-adds than this go to BLAS: one pass over the contracted
 # dimension costs two numpy calls per term.
 MAX_WORK = 1 << 20
@@ -38,12 +43,13 @@ NARROW_WIDTH = 8
 def product(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """a @ b (2-D float32, already transposed) as TF's sgemm sums it, in the blocks of the
     contracted dimension TF's contraction takes on this process's intra-op pool, or None
-    where BLAS's product stands (another dtype, or too much work)."""
+    where BLAS's product stands (another dtype, a longer contracted dimension, or too much
+    work)."""
     if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim != 2 or b.ndim != 2:
         return None
     m, depth = a.shape
     n = b.shape[1]
-    if depth == 0 or m == 0 or n == 0 or m * depth * n > MAX_WORK:
+    if depth == 0 or depth > MAX_DEPTH or m == 0 or n == 0 or m * depth * n > MAX_WORK:
         return None
     threads = thread_budget.current().intra
     blocked = _eigen_contraction_blocks.blocked_product(a, b, threads, _running_sum)
