@@ -1,10 +1,11 @@
 """Deprecation warnings TF 1.15 prints from its own files while a program runs: Layer.apply,
 announced at the first tf.layers function (their functional interfaces call layer.apply),
-and BaseResourceVariable.__init__'s `constraint`, announced at the first resource variable
-(TF's variable creator passes it, None too). Each program runs as a script file of its own;
-the warnings that name a library file (TF's, or tfcluster's where tfcluster says them) are
-compared without that "From <file>:<line>:" part, and so are the program's own. Written
-once for TF 1.15 (record_library_warnings.py) and tfcluster
+BaseResourceVariable.__init__'s `constraint`, announced at the first resource variable
+(TF's variable creator passes it, None too), and the renamed names a tf.data function reads
+(AutoGraph, converting it, announces them from its own file). Each program runs as a script
+file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
+says them) are compared without that "From <file>:<line>:" part, and so are the program's
+own. Written once for TF 1.15 (record_library_warnings.py) and tfcluster
 (tests/unit/test_library_warnings.py); kept runnable on Python 3.7."""
 
 import os
@@ -37,6 +38,16 @@ m.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
 v = tf.Variable(1.0, use_resource=True)
 print("done")
 """,
+    "names_read_in_dataset_functions": """
+import tensorflow as tf
+def parse(record):
+    features = tf.parse_single_example(record, {"a": tf.FixedLenFeature([], tf.int64)})
+    return tf.cast(features["a"], tf.float32)
+data = tf.data.Dataset.from_tensors(tf.constant(b"")).map(lambda r: tf.random_normal([]))
+more = tf.data.Dataset.from_tensors(tf.constant(b"")).map(parse)
+x = tf.random_normal([])
+print("done")
+""",
     "ref_variables_only": """
 import tensorflow as tf
 v = tf.Variable(1.0)
@@ -46,7 +57,7 @@ print("done")
 }
 
 _FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
-_WATCHED = ("Layer.apply (from", "BaseResourceVariable.__init__")
+_WATCHED = ("Layer.apply (from", "BaseResourceVariable.__init__", "The name tf.")
 
 
 def warnings_of(stderr, where):

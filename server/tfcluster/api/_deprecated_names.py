@@ -412,8 +412,16 @@ def _announce(module_path: str, name: str, frame: types.FrameType | None) -> Non
         if name not in pending:
             return
         pending.discard(name)
-    if filename.startswith("<") or in_converted_function():
+    if filename.startswith("<"):
         return
+    if in_converted_function():
+        # TF's AutoGraph reads the names of a function it converts (a tf.data function's)
+        # and announces them from its own file (autograph/converters/directives.py): here,
+        # from the tfcluster frame tracing the function.
+        library = _first_internal_caller(frame)
+        if library is None:
+            return
+        frame = library
     full = ".".join(p for p in ("tf", module_path, name) if p)
     _warn_from(
         frame,
@@ -421,6 +429,14 @@ def _announce(module_path: str, name: str, frame: types.FrameType | None) -> Non
         full,
         _table()[module_path][name],
     )
+
+
+def _first_internal_caller(frame: types.FrameType) -> types.FrameType | None:
+    """The nearest frame up the stack in tfcluster's own files."""
+    caller: types.FrameType | None = frame
+    while caller is not None and not _is_internal(caller.f_code.co_filename):
+        caller = caller.f_back
+    return caller
 
 
 def _module_path(module: types.ModuleType) -> str | None:
