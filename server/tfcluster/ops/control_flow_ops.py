@@ -726,35 +726,39 @@ def while_loop(
         body_fg = FuncGraph(f"{op_name}/body", graph)
         # TF1 counts the iterations in a first loop variable when there is a maximum.
         first = 0 if max_iter is None else 1
-        if builds_v2_control_flow(graph):
-            return _while_v2(
-                graph, op_name, cond, body, structure, init, invariants, is_seq, templates,
-                cond_fg, body_fg, max_iter, first, parallel_iterations, back_prop,
-                maximum_iterations is None, return_same_structure,
-            )  # fmt: skip
+        # In a function's graph TF 1.15 builds while_v2 instead: its cond and body count
+        # their own ops, and the While op is counted as _while_v2_ops says.
+        v2 = builds_v2_control_flow(graph)
+        start = graph._op_count()
         # TF1's op count (op seeds): its iteration_counter, then an Enter and a Merge per loop
         # variable before the cond; LoopCond, a Switch and an Identity per loop variable
         # before the body; a NextIteration and an Exit per loop variable after it.
         num_loop_vars = len(init) + first
-        graph._match_tf1_op_count(first + 2 * num_loop_vars)
-        cond_out = _build_cond(cond_fg, cond, structure, init, invariants, is_seq, templates, first)
+        if not v2:
+            graph._match_tf1_op_count(first + 2 * num_loop_vars)
+        cond_out = _build_cond(
+            cond_fg, cond, structure, init, invariants, is_seq, templates, first, v2
+        )
         # TF1 gives the loop one Enter per outer tensor: the cond's use of maximum_iterations
         # shares the Enter counted with the counter's test above.
         maximum_in_cond = _captures_tensor(cond_fg, max_iter)
-        graph._match_tf1_op_count(1 + 2 * num_loop_vars - maximum_in_cond)
-        # TF1 builds the cond, then the body, in one graph: the body's op names count the cond's.
-        body_fg._names_in_use.update(cond_fg._names_in_use)
+        if not v2:
+            graph._match_tf1_op_count(1 + 2 * num_loop_vars - maximum_in_cond)
+            # TF1 builds the cond, then the body, in one graph: the body's op names count the
+            # cond's.
+            body_fg._names_in_use.update(cond_fg._names_in_use)
         body_outs, body_structure = _build_body(
-            body_fg, body, structure, init, invariants, is_seq, templates, first
+            body_fg, body, structure, init, invariants, is_seq, templates, first, v2
         )
-        # A tensor both cond and body capture has one Enter in TF1, an _Arg in each body here.
-        captured_twice = {t for t, _ in cond_fg.captures} & {t for t, _ in body_fg.captures}
-        # So does the body's (once only, where the cond uses it too: counted in captured_twice).
-        maximum_in_body_only = _captures_tensor(body_fg, max_iter) * (1 - maximum_in_cond)
-        # The Exits of the loop variables are made below (as Identities).
-        graph._match_tf1_op_count(
-            2 * num_loop_vars - len(captured_twice) - len(init) - maximum_in_body_only
-        )
+        if not v2:
+            # A tensor both cond and body capture has one Enter in TF1, an _Arg in each body.
+            captured_twice = {t for t, _ in cond_fg.captures} & {t for t, _ in body_fg.captures}
+            # So does the body's (once only, where the cond uses it too: in captured_twice).
+            maximum_in_body_only = _captures_tensor(body_fg, max_iter) * (1 - maximum_in_cond)
+            # The Exits of the loop variables are made below (as Identities).
+            graph._match_tf1_op_count(
+                2 * num_loop_vars - len(captured_twice) - len(init) - maximum_in_body_only
+            )
         count = graph._op_count()
         op = make_while(
             graph,
@@ -769,10 +773,17 @@ def while_loop(
             back_prop=back_prop,
             max_iter=max_iter,
         )
-        graph._match_tf1_op_count(count - graph._op_count())  # the While op is not in TF1's
         num_vars = len(init)
-        exits = _named_as_v1(op.outputs[:num_vars], "Exit", first)
-        results = _with_arrays(templates, exits)
+        if v2:
+            # while_v2's results: the Identities of its outputs 2, 3, ... (after the counter
+            # and the maximum).
+            outputs = _named_as_v1(op.outputs[:num_vars], "Identity", 2)
+            tf_ops = _while_v2_ops(cond_fg, body_fg, max_iter, num_vars, maximum_iterations)
+            graph._match_tf1_op_count(tf_ops - (graph._op_count() - start))
+        else:
+            graph._match_tf1_op_count(count - graph._op_count())  # the While op is not in TF1's
+            outputs = _named_as_v1(op.outputs[:num_vars], "Exit", first)
+        results = _with_arrays(templates, outputs)
         if not is_seq or (len(results) == 1 and not return_same_structure):
             return results[0]
         # TF 1.15 packs the exits as the body's result (a tuple from `return a, b` for list
@@ -780,51 +791,17 @@ def while_loop(
         return pack_as(structure if max_iter is not None else body_structure, results)
 
 
-def _while_v2(
-    graph: Graph,
-    op_name: str,
-    cond: Callable[..., Any],
-    body: Callable[..., Any],
-    structure: Any,
-    init: list[Tensor],
-    invariants: list[TensorShape],
-    is_seq: bool,
-    templates: list[Any],
+def _while_v2_ops(
     cond_fg: FuncGraph,
     body_fg: FuncGraph,
     max_iter: Tensor | None,
-    first: int,
-    parallel_iterations: int,
-    back_prop: bool,
-    no_maximum: bool,
-    return_same_structure: bool,
-) -> Any:
-    """tf.while_loop in a function's graph, as TF 1.15's while_v2 counts and names it: the
-    cond and body count their own ops; around the While op, a constant maximum (when none is
-    given) and the iteration counter, then an Identity per output (counter, maximum, loop
-    variables, captured tensors), the loop variables' named while/Identity_2, ..."""
-    start = graph._op_count()
-    cond_out = _build_cond(
-        cond_fg, cond, structure, init, invariants, is_seq, templates, first, True
-    )
-    body_outs, body_structure = _build_body(
-        body_fg, body, structure, init, invariants, is_seq, templates, first, True
-    )
-    op = make_while(
-        graph,
-        op_name,
-        init,
-        invariants,
-        cond_fg,
-        cond_out,
-        body_fg,
-        body_outs,
-        parallel_iterations=parallel_iterations,
-        back_prop=back_prop,
-        max_iter=max_iter,
-    )
-    num_vars = len(init)
-    outputs = _named_as_v1(op.outputs[:num_vars], "Identity", 2)
+    num_vars: int,
+    maximum_iterations: Any,
+) -> int:
+    """The ops TF 1.15's while_v2 makes in the outer graph once the loop variables (and a
+    maximum given) are tensors: a constant maximum when none is given, the iteration
+    counter's constant, the While op, and an Identity per output (counter, maximum, loop
+    variables, captured tensors)."""
     # TF's captures: a TensorArray there is one TensorList (its flow), without a handle.
     captured = {
         id(t)
@@ -832,12 +809,7 @@ def _while_v2(
         for t, _ in fg.captures
         if t is not max_iter and not (t.op.type == "TensorArrayV3" and t.value_index == 0)
     }
-    tf_ops = int(no_maximum) + 2 + (2 + num_vars + len(captured))
-    graph._match_tf1_op_count(tf_ops - (graph._op_count() - start))
-    results = _with_arrays(templates, outputs)
-    if not is_seq or (len(results) == 1 and not return_same_structure):
-        return results[0]
-    return pack_as(structure if max_iter is not None else body_structure, results)
+    return int(maximum_iterations is None) + 2 + (2 + num_vars + len(captured))
 
 
 def make_while(
