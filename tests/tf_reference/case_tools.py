@@ -95,6 +95,20 @@ def run(tf, fetches, feed=None):
         return plain(sess.run(fetches, feed))
 
 
+def dataset_elements(tf, dataset, steps):
+    """The first `steps` elements of a dataset (a one-shot iterator run in a session of its
+    own), arrays as nested lists."""
+    item = tf.data.make_one_shot_iterator(dataset).get_next()
+    with tf.Session() as sess:
+        return [_as_lists(sess.run(item)) for _ in range(steps)]
+
+
+def _as_lists(value):
+    if isinstance(value, (list, tuple)):
+        return [_as_lists(v) for v in value]
+    return value.tolist()
+
+
 def run_error(tf, fetches, feed=None):
     with tf.Session() as sess:
         return error(lambda: sess.run(fetches, feed))

@@ -6,24 +6,12 @@ cond, and inside a branch, draw TF's numbers under a graph seed. Written once fo
 on Python 3.7."""
 
 try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
-    from tf_reference.case_tools import registrar
+    from tf_reference.case_tools import dataset_elements, registrar
 except ImportError:
-    from case_tools import registrar
+    from case_tools import dataset_elements, registrar
 
 CASES = {}
 case = registrar(CASES, own_graph=True, graph_seed=5)
-
-
-def _run(tf, dataset, steps):
-    item = tf.data.make_one_shot_iterator(dataset).get_next()
-    with tf.Session() as sess:
-        return [_plain(sess.run(item)) for _ in range(steps)]
-
-
-def _plain(value):
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value.tolist()
 
 
 @case
@@ -36,7 +24,7 @@ def map_cond_then_noise(tf):
         return y + tf.random_uniform([])
 
     dataset = tf.data.Dataset.range(4).map(lambda x: tf.cast(x, tf.float32)).map(fn)
-    return {"values": _run(tf, dataset, 4), "names": names}
+    return {"values": dataset_elements(tf, dataset, 4), "names": names}
 
 
 @case
@@ -49,7 +37,7 @@ def map_cond_of_two_outputs(tf):
         return a + b * tf.random_uniform([])
 
     dataset = tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32)).map(fn)
-    return {"values": _run(tf, dataset, 3), "names": names}
+    return {"values": dataset_elements(tf, dataset, 3), "names": names}
 
 
 @case
@@ -60,7 +48,7 @@ def map_noise_inside_a_branch(tf):
         return y, tf.random_uniform([2])
 
     dataset = tf.data.Dataset.range(5).map(lambda x: tf.cast(x, tf.float32)).map(fn)
-    return {"values": _run(tf, dataset, 5)}
+    return {"values": dataset_elements(tf, dataset, 5)}
 
 
 @case
@@ -71,7 +59,7 @@ def map_nested_conds(tf):
         return y * tf.random_uniform([])
 
     dataset = tf.data.Dataset.range(4).map(lambda x: tf.cast(x, tf.float32)).map(fn)
-    return {"values": _run(tf, dataset, 4)}
+    return {"values": dataset_elements(tf, dataset, 4)}
 
 
 @case
@@ -103,4 +91,4 @@ def map_assert_case_and_rot90_then_noise(tf):
         return turned[0, 0], tf.random_uniform([2])
 
     dataset = tf.data.Dataset.range(4).map(lambda x: tf.cast(x, tf.float32)).map(fn)
-    return {"values": _run(tf, dataset, 4), "check": results}
+    return {"values": dataset_elements(tf, dataset, 4), "check": results}

@@ -7,24 +7,12 @@ after the loop draw TF's numbers under a graph seed. Written once for TF 1.15
 on Python 3.7."""
 
 try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
-    from tf_reference.case_tools import registrar
+    from tf_reference.case_tools import dataset_elements, registrar
 except ImportError:
-    from case_tools import registrar
+    from case_tools import dataset_elements, registrar
 
 CASES = {}
 case = registrar(CASES, own_graph=True, graph_seed=5)
-
-
-def _run(tf, dataset, steps):
-    item = tf.data.make_one_shot_iterator(dataset).get_next()
-    with tf.Session() as sess:
-        return [_plain(sess.run(item)) for _ in range(steps)]
-
-
-def _plain(value):
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value.tolist()
 
 
 def _floats(tf):
@@ -40,7 +28,7 @@ def loop_then_noise(tf):
         names.append(y.name)
         return y + tf.random_uniform([])
 
-    return {"values": _run(tf, _floats(tf).map(fn), 3), "names": names}
+    return {"values": dataset_elements(tf, _floats(tf).map(fn), 3), "names": names}
 
 
 @case
@@ -51,7 +39,7 @@ def noise_inside_the_body(tf):
         _, y = tf.while_loop(lambda i, v: i < 3, body, [tf.constant(0), x])
         return y + tf.random_normal([])
 
-    return {"values": _run(tf, _floats(tf).map(fn), 3)}
+    return {"values": dataset_elements(tf, _floats(tf).map(fn), 3)}
 
 
 @case
@@ -66,7 +54,7 @@ def captures_and_maximum_iterations(tf):
         )
         return y, tf.random_uniform([2])
 
-    return {"values": _run(tf, _floats(tf).map(fn), 3)}
+    return {"values": dataset_elements(tf, _floats(tf).map(fn), 3)}
 
 
 @case
@@ -75,10 +63,11 @@ def map_fn_scan_and_arrays_then_noise(tf):
 
     def fn(x):
         v = tf.stack([x, x + 1.0, x + 2.0])
-        doubled = tf.map_fn(lambda e: e * 2.0 + tf.random_uniform([]), v)
+        # (No random op inside map_fn: TF runs its iterations in parallel, in any order.)
+        doubled = tf.map_fn(lambda e: e * 2.0, v)
         summed = tf.scan(lambda a, e: a + e, v)
         ta = tf.TensorArray(tf.float32, size=3).unstack(v)
         picked = ta.gather([0, 2]) + ta.read(1) + tf.reduce_sum(ta.stack())
         return doubled, summed, picked, tf.random_uniform([2])
 
-    return {"values": _run(tf, _floats(tf).map(fn), 3)}
+    return {"values": dataset_elements(tf, _floats(tf).map(fn), 3)}
