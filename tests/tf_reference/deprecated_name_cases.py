@@ -446,14 +446,19 @@ def warning_lines(stderr, where):
 def run_case(python, module, name, env=None):
     """{"stdout": ..., "warnings": [...]} of the case run as `python prog.py` in a fresh
     directory (helper modules it writes are named relative to it)."""
-    body = CASES[name].replace("tensorflow", module)
+    return run_program(python, CASES[name].replace("tensorflow", module), warning_lines, env)
+
+
+def run_program(python, body, read_warnings, env=None):
+    """{"stdout": ..., "warnings": read_warnings(stderr, folder)} of `body` run as
+    `python prog.py` in a fresh folder."""
     with tempfile.TemporaryDirectory() as where:
         with open(os.path.join(where, "prog.py"), "w") as f:
             f.write(body)
         out = subprocess.run(
             [python, "prog.py"], capture_output=True, env=env, cwd=where, timeout=300
         )
-    stderr = out.stderr.decode(errors="replace")
-    if out.returncode:
-        raise RuntimeError(stderr[-3000:])
-    return {"stdout": out.stdout.decode(), "warnings": warning_lines(stderr, where)}
+        stderr = out.stderr.decode(errors="replace")
+        if out.returncode:
+            raise RuntimeError(stderr[-3000:])
+        return {"stdout": out.stdout.decode(), "warnings": read_warnings(stderr, where)}

@@ -10,8 +10,11 @@ own. Written once for TF 1.15 (record_library_warnings.py) and tfcluster
 
 import os
 import re
-import subprocess
-import tempfile
+
+try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
+    from tf_reference import deprecated_name_cases
+except ImportError:
+    import deprecated_name_cases
 
 PROGRAMS = {
     "tf_layers_then_keras_apply": """
@@ -82,14 +85,6 @@ def warnings_of(stderr, where):
 
 
 def run_program(python, module, name, env=None):
-    body = PROGRAMS[name].replace("tensorflow", module)
-    with tempfile.TemporaryDirectory() as where:
-        with open(os.path.join(where, "prog.py"), "w") as f:
-            f.write(body)
-        out = subprocess.run(
-            [python, "prog.py"], capture_output=True, env=env, cwd=where, timeout=300
-        )
-    stderr = out.stderr.decode(errors="replace")
-    if out.returncode:
-        raise RuntimeError(stderr[-3000:])
-    return {"stdout": out.stdout.decode(), "warnings": warnings_of(stderr, where)}
+    return deprecated_name_cases.run_program(
+        python, PROGRAMS[name].replace("tensorflow", module), warnings_of, env
+    )
