@@ -151,12 +151,13 @@ class captured:
 
 
 class LoggedWarnings(logging.Handler):
-    """Collects the messages logged at WARNING and above (add it to TF's "tensorflow"
-    logger, or use it as a context manager: added for the block, the logger's verbosity at
-    WARNING meanwhile, whatever an earlier program set with tf.logging.set_verbosity)."""
+    """Collects the messages logged at `level` (WARNING by default) and above (add it to TF's
+    "tensorflow" logger, or use it as a context manager: added for the block, the logger's
+    verbosity at `level` meanwhile, whatever an earlier program set with
+    tf.logging.set_verbosity)."""
 
-    def __init__(self):
-        super().__init__(logging.WARNING)
+    def __init__(self, level=logging.WARNING):
+        super().__init__(level)
         self.messages = []
         self._level = None
 
@@ -166,7 +167,7 @@ class LoggedWarnings(logging.Handler):
     def __enter__(self):
         logger = logging.getLogger("tensorflow")
         self._level = logger.level
-        logger.setLevel(logging.WARNING)
+        logger.setLevel(self.level)
         logger.addHandler(self)
         return self
 

@@ -8,33 +8,10 @@ from __future__ import annotations
 
 import logging
 
-
-class _LoggedInfo(logging.Handler):
-    """The messages logged to TF's "tensorflow" logger at INFO and above while it is open
-    (the logger's verbosity at INFO meanwhile)."""
-
-    def __init__(self):
-        super().__init__(logging.INFO)
-        self.messages = []
-        self._level = None
-
-    def emit(self, record):
-        message = record.getMessage()
-        if not message.startswith("From "):  # deprecation warnings of the names read
-            self.messages.append(message)
-
-    def __enter__(self):
-        logger = logging.getLogger("tensorflow")
-        self._level = logger.level
-        logger.setLevel(logging.INFO)
-        logger.addHandler(self)
-        return self
-
-    def __exit__(self, *exc):
-        logger = logging.getLogger("tensorflow")
-        logger.removeHandler(self)
-        logger.setLevel(self._level)
-        return False
+try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
+    from tf_reference.case_tools import LoggedWarnings
+except ImportError:
+    from case_tools import LoggedWarnings
 
 
 def summary_names_with_illegal_characters(tf):
@@ -42,7 +19,7 @@ def summary_names_with_illegal_characters(tf):
     is cleaned, and TF logs at INFO "Summary name <name> is illegal; using <clean> instead."
     once per cleaned name (a DQN agent names its scalars 'episode.max reward')."""
     with tf.Graph().as_default():
-        with _LoggedInfo() as logged:
+        with LoggedWarnings(logging.INFO) as logged:
             ops = [
                 tf.summary.scalar("episode.max reward", tf.constant(1.0)),
                 tf.summary.scalar("fine/name-1.x", tf.constant(1.0)),
@@ -55,7 +32,7 @@ def summary_names_with_illegal_characters(tf):
             ]
             merged = tf.summary.merge(ops[:2], name="all summaries")
         return {
-            "messages": logged.messages,
+            "messages": [m for m in logged.messages if not m.startswith("From ")],
             "op_names": [op.op.name for op in [*ops, merged]],
         }
 
