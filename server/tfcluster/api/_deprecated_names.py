@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import inspect
 import json
-import os
 import sys
 import threading
 import types
@@ -26,12 +25,11 @@ from typing import Any
 from tfcluster.framework import internal_deprecations
 from tfcluster.framework.converted_code import in_converted_function
 from tfcluster.framework.python37_lines import as_given as _as_given
-from tfcluster.framework.python37_lines import python37_line
+from tfcluster.framework.python37_lines import in_package, python37_line
 
 _TABLE_FILE = Path(__file__).with_name("tf115_deprecated_names.json")
 _FUNCTIONS_FILE = Path(__file__).with_name("tf115_deprecated_functions.json")
 # tfcluster's own source files: their reads are not the program's.
-_PACKAGE_DIR = str(Path(__file__).resolve().parents[1]) + os.sep
 _lock = threading.Lock()
 
 
@@ -112,10 +110,6 @@ _announced_functions: set[tuple[str, str]] = set()
 _wrappers: dict[int, Any] = {}
 
 
-def _is_internal(filename: str) -> bool:
-    return filename.startswith(_PACKAGE_DIR) or os.path.abspath(filename).startswith(_PACKAGE_DIR)
-
-
 def _announcing(fn: Any, deprecation: tuple[str, str, str | None, str]) -> Any:
     """fn, announcing on the program's first call what TF 1.15's deprecation decorator does."""
     qualified, module, date, instructions = deprecation
@@ -125,7 +119,7 @@ def _announcing(fn: Any, deprecation: tuple[str, str, str | None, str]) -> Any:
     def call(*args: Any, **kwargs: Any) -> Any:
         if key not in _announced_functions:
             frame = sys._getframe(1)
-            if not _is_internal(frame.f_code.co_filename):
+            if not in_package(frame.f_code.co_filename):
                 with _lock:
                     first = key not in _announced_functions
                     _announced_functions.add(key)
@@ -266,7 +260,7 @@ def _announcing_arguments(fn: Any, records: list[dict[str, Any]]) -> Any:
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         frame = sys._getframe(1)
-        if not _is_internal(frame.f_code.co_filename):
+        if not in_package(frame.f_code.co_filename):
             for record in records:
                 if not record["outermost"]:
                     # Under another decorator TF's warning names that decorator's file
@@ -405,7 +399,7 @@ def _announce(module_path: str, name: str, frame: types.FrameType | None) -> Non
     if frame is None:
         return
     filename = frame.f_code.co_filename
-    if _is_internal(filename):
+    if in_package(filename):
         return
     with _lock:
         pending = _pending(module_path)
@@ -434,7 +428,7 @@ def _announce(module_path: str, name: str, frame: types.FrameType | None) -> Non
 def _first_internal_caller(frame: types.FrameType) -> types.FrameType | None:
     """The nearest frame up the stack in tfcluster's own files."""
     caller: types.FrameType | None = frame
-    while caller is not None and not _is_internal(caller.f_code.co_filename):
+    while caller is not None and not in_package(caller.f_code.co_filename):
         caller = caller.f_back
     return caller
 

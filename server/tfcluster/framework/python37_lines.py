@@ -98,7 +98,7 @@ def warn_from_program(message: str, category: type[Warning] = UserWarning) -> No
     """warnings.warn naming the program's line that called into tfcluster (the first frame
     outside the package), with the file name and line Python 3.7 gives it."""
     frame = sys._getframe(1)
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while frame.f_back is not None and in_package(frame.f_code.co_filename):
         frame = frame.f_back
     registry = frame.f_globals.setdefault("__warningregistry__", {})
     warnings.warn_explicit(
@@ -114,3 +114,8 @@ def warn_from_program(message: str, category: type[Warning] = UserWarning) -> No
 
 # tfcluster's own source files: frames there are not the program's.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def in_package(filename: str) -> bool:
+    """Whether a frame's file is one of tfcluster's own (not the program's)."""
+    return filename.startswith(_PACKAGE_DIR) or os.path.abspath(filename).startswith(_PACKAGE_DIR)
