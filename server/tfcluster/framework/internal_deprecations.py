@@ -12,13 +12,14 @@ the place where TF's code made the call says so here (`called_internally`), and 
 namespace's deprecation bookkeeping (api/_deprecated_names.py, which registers itself as the
 reporter) takes the function as announced and prints TF's warning from that place (a tfcluster
 file, where TF names one of its own). The deprecated `div` goes the same way: tf.metrics'
-precision, recall, auc, mean_iou and mean_relative_error, per_image_standardization and a
-weighted embedding_lookup_sparse call it; and a Saver calls remove_checkpoint when it deletes a
-checkpoint past max_to_keep, get_checkpoint_mtimes when a session restored from a checkpoint
-recovers its list; reduce_prod's gradient and a tensordot of tensor axes call setdiff1d (the
-latter v1 where too); tf.layers' functions (dense, conv2d, dropout, batch_normalization, ...)
-call Layer.apply. TF's other internal callers of these (metrics at k,
-ctc, raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
+precision, recall, auc, mean_iou and mean_relative_error, the metrics at k (precision_at_k,
+recall_at_top_k, average_precision_at_k, ...), at thresholds and sensitivity/specificity,
+per_image_standardization and a weighted embedding_lookup_sparse call it; and a Saver calls
+remove_checkpoint when it deletes a checkpoint past max_to_keep, get_checkpoint_mtimes when a
+session restored from a checkpoint recovers its list; reduce_prod's gradient and a tensordot of
+tensor axes call setdiff1d (the latter v1 where too); tf.layers' functions (dense, conv2d,
+dropout, batch_normalization, ...) call Layer.apply. TF's other internal callers of these (ctc,
+raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 """
 
 from __future__ import annotations
