@@ -335,43 +335,52 @@ print("done")
 """,
     "precision_at_k_metric_announces_div_first": """
 import tensorflow as tf
-p, u = tf.metrics.precision_at_k(tf.constant([[1], [0]], tf.int64), tf.constant([[0.2, 0.8], [0.6, 0.4]]), 1)
+labels = tf.constant([[1], [0]], tf.int64)
+scores = tf.constant([[0.2, 0.8], [0.6, 0.4]])
+p, u = tf.metrics.precision_at_k(labels, scores, 1)
 a = tf.div(tf.constant([4.0]), 2.0)
 print("done")
 """,
     "recall_at_top_k_metric_announces_div_first": """
 import tensorflow as tf
-r, u = tf.metrics.recall_at_top_k(tf.constant([[1], [0]], tf.int64), tf.constant([[1], [0]], tf.int64))
+labels = tf.constant([[1], [0]], tf.int64)
+r, u = tf.metrics.recall_at_top_k(labels, tf.constant([[1], [0]], tf.int64))
 a = tf.div(tf.constant([4.0]), 2.0)
 print("done")
 """,
     "average_precision_at_k_metric_announces_div_first": """
 import tensorflow as tf
-m, u = tf.metrics.average_precision_at_k(tf.constant([[1], [0]], tf.int64), tf.constant([[0.2, 0.8], [0.6, 0.4]]), 1)
+labels = tf.constant([[1], [0]], tf.int64)
+scores = tf.constant([[0.2, 0.8], [0.6, 0.4]])
+m, u = tf.metrics.average_precision_at_k(labels, scores, 1)
 a = tf.div(tf.constant([4.0]), 2.0)
 print("done")
 """,
     "precision_at_thresholds_metric_announces_div_first": """
 import tensorflow as tf
-p, u = tf.metrics.precision_at_thresholds(tf.constant([True, False]), tf.constant([0.7, 0.2]), [0.5])
+labels, scores = tf.constant([True, False]), tf.constant([0.7, 0.2])
+p, u = tf.metrics.precision_at_thresholds(labels, scores, [0.5])
 a = tf.div(tf.constant([4.0]), 2.0)
 print("done")
 """,
     "recall_at_thresholds_metric_announces_div_first": """
 import tensorflow as tf
-r, u = tf.metrics.recall_at_thresholds(tf.constant([True, False]), tf.constant([0.7, 0.2]), [0.5])
+labels, scores = tf.constant([True, False]), tf.constant([0.7, 0.2])
+r, u = tf.metrics.recall_at_thresholds(labels, scores, [0.5])
 a = tf.div(tf.constant([4.0]), 2.0)
 print("done")
 """,
     "sensitivity_at_specificity_metric_announces_div_first": """
 import tensorflow as tf
-s, u = tf.metrics.sensitivity_at_specificity(tf.constant([True, False]), tf.constant([0.7, 0.2]), 0.5)
+labels, scores = tf.constant([True, False]), tf.constant([0.7, 0.2])
+s, u = tf.metrics.sensitivity_at_specificity(labels, scores, 0.5)
 a = tf.div(tf.constant([4.0]), 2.0)
 print("done")
 """,
     "specificity_at_sensitivity_metric_announces_div_first": """
 import tensorflow as tf
-s, u = tf.metrics.specificity_at_sensitivity(tf.constant([True, False]), tf.constant([0.7, 0.2]), 0.5)
+labels, scores = tf.constant([True, False]), tf.constant([0.7, 0.2])
+s, u = tf.metrics.specificity_at_sensitivity(labels, scores, 0.5)
 a = tf.div(tf.constant([4.0]), 2.0)
 print("done")
 """,
