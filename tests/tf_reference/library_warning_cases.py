@@ -2,7 +2,11 @@
 announced at the first tf.layers function (their functional interfaces call layer.apply),
 BaseResourceVariable.__init__'s `constraint`, announced at the first resource variable
 (TF's variable creator passes it, None too), and the renamed names a tf.data function reads
-(AutoGraph, converting it, announces them from its own file). Each program runs as a script
+(AutoGraph, converting it, announces them from its own file); and what TF's RNN code calls:
+the cells' add_variable and the dtype of their bias initializers, dynamic_rnn and static_rnn
+under the bidirectional ones, where in raw_rnn and a "div" partitioned lookup, div in a
+variational DropoutWrapper, and the dtype of the RMSProp and Adagrad slot initializers. Every
+"is deprecated" warning counts, in order. Each program runs as a script
 file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
 says them) are compared without that "From <file>:<line>:" part, and so are the program's
 own. Written once for TF 1.15 (record_library_warnings.py) and tfcluster
@@ -57,10 +61,98 @@ v = tf.Variable(1.0)
 w = tf.get_variable("w", [2])
 print("done")
 """,
+    "bidirectional_dynamic_rnn_announces_dynamic_rnn_and_the_cells_deprecations": """
+import tensorflow as tf
+cell_fw = tf.nn.rnn_cell.LSTMCell(3)
+cell_bw = tf.nn.rnn_cell.LSTMCell(3)
+x = tf.zeros([2, 4, 5])
+out = tf.nn.bidirectional_dynamic_rnn(cell_fw, cell_bw, x, sequence_length=[4, 2], dtype=tf.float32)
+print("done")
+""",
+    "static_bidirectional_rnn_of_gru_cells_announces_static_rnn_and_initializer_dtypes": """
+import tensorflow as tf
+cell_fw = tf.nn.rnn_cell.GRUCell(3)
+cell_bw = tf.nn.rnn_cell.GRUCell(3)
+xs = [tf.zeros([2, 5])] * 3
+out = tf.nn.static_bidirectional_rnn(cell_fw, cell_bw, xs, dtype=tf.float32)
+print("done")
+""",
+    "multi_rnn_cell_of_basic_lstm_cells_announces_add_variable_and_zeros_dtype": """
+import tensorflow as tf
+cells = [tf.nn.rnn_cell.BasicLSTMCell(3) for _ in range(2)]
+out = tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell(cells), tf.zeros([2, 4, 5]), dtype=tf.float32)
+print("done")
+""",
+    "variational_dropout_wrapper_announces_div": """
+import tensorflow as tf
+cell = tf.nn.rnn_cell.GRUCell(3)
+cell = tf.nn.rnn_cell.DropoutWrapper(
+    cell, output_keep_prob=0.5, variational_recurrent=True, dtype=tf.float32
+)
+out = tf.nn.dynamic_rnn(cell, tf.zeros([2, 4, 5]), dtype=tf.float32)
+print("done")
+""",
+    "raw_rnn_announces_where": """
+import tensorflow as tf
+cell = tf.nn.rnn_cell.BasicRNNCell(3)
+inputs = tf.TensorArray(tf.float32, size=4).unstack(tf.zeros([4, 2, 5]))
+
+
+def loop_fn(time, cell_output, cell_state, loop_state):
+    state = cell.zero_state(2, tf.float32) if cell_output is None else cell_state
+    finished = time >= 4
+    nxt = tf.cond(
+        tf.reduce_all(finished),
+        lambda: tf.zeros([2, 5]),
+        lambda: inputs.read(tf.minimum(time, 3)),
+    )
+    return finished, nxt, state, cell_output, None
+
+
+out = tf.nn.raw_rnn(cell, loop_fn)
+print("done")
+""",
+    "rmsprop_and_adagrad_slots_announce_initializer_dtypes": """
+import tensorflow as tf
+v = tf.Variable(1.0)
+optimizers = (tf.train.RMSPropOptimizer(0.1), tf.train.AdagradOptimizer(0.1))
+steps = [o.minimize(v * v) for o in optimizers]
+print("done")
+""",
+    "embedding_lookup_partitioned_by_div_announces_where": """
+import tensorflow as tf
+with tf.variable_scope("e", partitioner=tf.fixed_size_partitioner(2)):
+    emb = tf.get_variable("emb", [10, 3])
+rows = tf.nn.embedding_lookup(emb, [1, 7], partition_strategy="div")
+print("done")
+""",
+    "a_programs_own_cell_announces_add_variable_from_its_build": """
+import tensorflow as tf
+class Cell(tf.nn.rnn_cell.RNNCell):
+    @property
+    def state_size(self):
+        return 2
+
+    @property
+    def output_size(self):
+        return 2
+
+    def build(self, shape):
+        self.w = self.add_variable("w", [int(shape[-1]) + 2, 2])
+        self.built = True
+
+    def call(self, x, s):
+        o = tf.tanh(tf.matmul(tf.concat([x, s], 1), self.w))
+        return o, o
+
+
+out = tf.nn.dynamic_rnn(Cell(), tf.zeros([2, 3, 4]), dtype=tf.float32)
+print("done")
+""",
 }
 
 _FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
-_WATCHED = ("Layer.apply (from", "BaseResourceVariable.__init__", "The name tf.")
+_WATCHED = (" is deprecated",)
 
 
 def warnings_of(stderr, where):

@@ -24,6 +24,7 @@ raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from collections.abc import Callable
@@ -44,6 +45,11 @@ REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
 GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
+# TF's RNN cells build their weights with add_variable; bidirectional RNNs call the
+# deprecated dynamic_rnn and static_rnn.
+LAYER_ADD_VARIABLE = ("Layer.add_variable", "tensorflow.python.keras.engine.base_layer")
+DYNAMIC_RNN = ("dynamic_rnn", "tensorflow.python.ops.rnn")
+STATIC_RNN = ("static_rnn", "tensorflow.python.ops.rnn")
 
 
 def set_reporter(reporter: Reporter) -> None:
@@ -61,19 +67,42 @@ RESOURCE_VARIABLE_CONSTRAINT = (
 )
 
 
+# TF's RNN cells (their biases) and the RMSProp and Adagrad slots make initializers with dtype.
+_INIT_OPS = "tensorflow.python.ops.init_ops"
+_DTYPE_TO_CALL = (
+    "Call initializer instance with the dtype argument instead of passing it to the constructor"
+)
+ZEROS_DTYPE = ("Zeros.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
+ONES_DTYPE = ("Ones.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
+CONSTANT_DTYPE = ("Constant.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
+
+
 def set_argument_reporter(reporter: ArgumentReporter) -> None:
     global _argument_reporter
     _argument_reporter = reporter
 
 
-def called_internally_with_argument(call: tuple[str, str, str, str]) -> None:
+def called_internally_with_argument(call: tuple[str, str, str, str], depth: int = 1) -> None:
     """Where TF 1.15's own code passes a deprecated argument: (qualified name, module,
-    argument, TF's instructions)."""
+    argument, TF's instructions); the caller's place, or with depth=2 its caller's."""
     if _argument_reporter is not None:
-        _argument_reporter(*call, sys._getframe(1))
+        _argument_reporter(*call, _place(depth))
 
 
-def called_internally(function: tuple[str, str]) -> None:
-    """Where TF 1.15's own code calls the deprecated `function` (qualified name, module)."""
+def called_internally(function: tuple[str, str], depth: int = 1) -> None:
+    """Where TF 1.15's own code calls the deprecated `function` (qualified name, module): the
+    caller's place, or with depth=2 its caller's (from inside the deprecated function)."""
     if _reporter is not None:
-        _reporter(function[0], function[1], sys._getframe(1))
+        _reporter(function[0], function[1], _place(depth))
+
+
+def _place(depth: int) -> types.FrameType:
+    """The frame `depth` calls above the caller of called_internally*, past the public
+    namespace's deprecation wrappers (a deprecated method called through one)."""
+    frame = sys._getframe(depth + 1)
+    while frame.f_back is not None and frame.f_code.co_filename.endswith(_WRAPPERS):
+        frame = frame.f_back
+    return frame
+
+
+_WRAPPERS = os.path.join("api", "_deprecated_names.py")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfcluster.framework import internal_deprecations
 from tfcluster.framework.graph import (
     Operation,
     Tensor,
@@ -275,13 +276,15 @@ class AdagradOptimizer(Optimizer):
         for v in var_list:
             # TF's: a Const of the value when the shape is known (one op: later op seeds
             # depend on the count), else a Fill.
-            init = (
-                init_ops.constant_initializer(
+            if v.get_shape().is_fully_defined():
+                internal_deprecations.called_internally_with_argument(
+                    internal_deprecations.CONSTANT_DTYPE
+                )
+                init = init_ops.constant_initializer(
                     self._initial_accumulator_value, dtype=v.dtype.base_dtype
                 )
-                if v.get_shape().is_fully_defined()
-                else constant_initializer(self._initial_accumulator_value)
-            )
+            else:
+                init = constant_initializer(self._initial_accumulator_value)
             self._get_or_make_slot_with_initializer(
                 v,
                 init,
@@ -346,11 +349,13 @@ class RMSPropOptimizer(Optimizer):
         for v in var_list:
             # TF's ones_initializer: a Const named 'ones' when small (later op seeds depend
             # on the op count), a Fill when large.
-            init = (
-                init_ops.ones_initializer(dtype=v.dtype.base_dtype)
-                if v.get_shape().is_fully_defined()
-                else constant_initializer(1.0)
-            )
+            if v.get_shape().is_fully_defined():
+                internal_deprecations.called_internally_with_argument(
+                    internal_deprecations.ONES_DTYPE
+                )
+                init = init_ops.ones_initializer(dtype=v.dtype.base_dtype)
+            else:
+                init = constant_initializer(1.0)
             self._get_or_make_slot_with_initializer(
                 v,
                 init,
