@@ -5,7 +5,10 @@ BaseResourceVariable.__init__'s `constraint`, announced at the first resource va
 (AutoGraph, converting it, announces them from its own file); and what TF's RNN code calls:
 the cells' add_variable and the dtype of their bias initializers, dynamic_rnn and static_rnn
 under the bidirectional ones, where in raw_rnn and a "div" partitioned lookup, div in a
-variational DropoutWrapper, and the dtype of the RMSProp and Adagrad slot initializers. Every
+variational DropoutWrapper, and the dtype of the RMSProp and Adagrad slot initializers; what
+queue-based input calls (input_producer, limit_epochs, count_up_to, QueueRunner,
+add_queue_runner, start_queue_runners), boolean_mask's where (a MonitoredSession's and a
+Supervisor's readiness check), a hook's or moving average's initialized_value. Every
 "is deprecated" warning counts, in order. Each program runs as a script
 file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
 says them) are compared without that "From <file>:<line>:" part, and so are the program's
@@ -149,21 +152,111 @@ class Cell(tf.nn.rnn_cell.RNNCell):
 out = tf.nn.dynamic_rnn(Cell(), tf.zeros([2, 3, 4]), dtype=tf.float32)
 print("done")
 """,
+    "string_input_producer_and_shuffle_batch_with_queue_runners": """
+import os
+import tempfile
+import tensorflow as tf
+path = os.path.join(tempfile.mkdtemp(), "lines.txt")
+with open(path, "w") as f:
+    f.write("1\\n2\\n3\\n4\\n")
+queue = tf.train.string_input_producer([path], num_epochs=1)
+_, line = tf.TextLineReader().read(queue)
+batch = tf.train.shuffle_batch([line], 2, 10, 2)
+with tf.Session() as sess:
+    sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess, coord)
+    print(len(sess.run(batch)))
+    coord.request_stop()
+    coord.join(threads)
+""",
+    "slice_input_producer_batch_in_a_monitored_session": """
+import tensorflow as tf
+x, y = tf.train.slice_input_producer([tf.range(10), tf.range(10)], shuffle=False)
+batch = tf.train.batch([x, y], 2)
+with tf.train.MonitoredSession() as sess:
+    print(sess.run(batch)[0].tolist())
+""",
+    "estimator_trained_from_numpy_input_fn": """
+import tempfile
+import numpy as np
+import tensorflow as tf
+
+
+def model_fn(features, labels, mode):
+    logits = tf.layers.dense(features["x"], 2)
+    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+    step = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=step)
+
+
+x = {"x": np.arange(16, dtype=np.float32).reshape(8, 2)}
+y = np.array([0, 1] * 4)
+estimator = tf.estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+estimator.train(tf.estimator.inputs.numpy_input_fn(x, y, 4, num_epochs=1, shuffle=False))
+print("done")
+""",
+    "monitored_training_session_with_checkpoints": """
+import tempfile
+import tensorflow as tf
+step = tf.train.get_or_create_global_step()
+increment = tf.assign_add(step, 1)
+hooks = [tf.train.StopAtStepHook(last_step=3)]
+with tf.train.MonitoredTrainingSession(checkpoint_dir=tempfile.mkdtemp(), hooks=hooks) as sess:
+    while not sess.should_stop():
+        sess.run(increment)
+print("done")
+""",
+    "supervisor_managed_session": """
+import tempfile
+import tensorflow as tf
+v = tf.Variable(1.0)
+supervisor = tf.train.Supervisor(logdir=tempfile.mkdtemp())
+with supervisor.managed_session() as sess:
+    print(sess.run(v))
+supervisor.stop()
+""",
+    "boolean_mask_and_moving_averages": """
+import tensorflow as tf
+kept = tf.boolean_mask(tf.constant([1, 2, 3]), [True, False, True])
+v = tf.Variable(1.0)
+average = tf.train.ExponentialMovingAverage(0.9).apply([v])
+print("done")
+""",
+    "count_up_to_queue_runner_made_by_the_program": """
+import tensorflow as tf
+v = tf.Variable(0, dtype=tf.int64)
+counted = v.count_up_to(3)
+r = tf.Variable(0, dtype=tf.int64, use_resource=True)
+counted_too = r.count_up_to(3)
+queue = tf.FIFOQueue(3, tf.float32)
+runner = tf.train.QueueRunner(queue, [queue.enqueue([1.0])])
+tf.train.add_queue_runner(runner)
+print("done")
+""",
 }
 
 _FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
 _WATCHED = (" is deprecated",)
+# Python's warnings ("<file>:<line>: UserWarning: ..."), compared without the file, line and
+# code line, which are the library's.
+_PYTHON_WARNING = re.compile(r"^(\S.*:\d+: )(\w*Warning: .*)$")
 
 
 def warnings_of(stderr, where):
     """[(whose, message)] of the watched deprecation warnings: `whose` is "program" for the
     program's file, "library" for any other; the message without its From part."""
     records = []
+    source_next = False
     for line in stderr.splitlines():
+        if source_next and line.startswith("  "):
+            source_next = False  # the library's own code line Python prints under a warning
+            continue
+        source_next = bool(_PYTHON_WARNING.match(line))
         if line.startswith("WARNING:"):
             records.append([line])
         elif records and line.strip():
-            records[-1].append(line)
+            records[-1].append(_PYTHON_WARNING.sub(r"\2", line))
     out = []
     for lines in records:
         text = "\n".join(lines)

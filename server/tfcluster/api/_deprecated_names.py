@@ -145,10 +145,15 @@ def _function_deprecations() -> dict[tuple[str, str], tuple[str | None, str]]:
     out: dict[tuple[str, str], tuple[str | None, str]] = {}
     for qualified, module, date, instructions in _functions_file()["functions"].values():
         out[(qualified, module)] = (date, instructions)
-    # And methods (Layer.apply, which tf.layers' functions call).
-    for attributes in _functions_file()["methods"].values():
-        for qualified, module, date, instructions, _ in attributes.values():
-            out.setdefault((qualified, module), (date, instructions))
+    # And classes' constructors (QueueRunner.__init__, which input producers call), methods
+    # (Layer.apply, which tf.layers' functions call) and methods of classes only TF's code
+    # uses (RefVariable.count_up_to, which limit_epochs calls).
+    for qualified, module, date, instructions in _functions_file()["classes"].values():
+        out.setdefault((qualified, module), (date, instructions))
+    for section in ("methods", "internal_methods"):
+        for attributes in _functions_file()[section].values():
+            for qualified, module, date, instructions, _ in attributes.values():
+                out.setdefault((qualified, module), (date, instructions))
     return out
 
 

@@ -28,6 +28,7 @@ import os
 import sys
 import types
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 # (qualified name, TF's module, the caller's frame) -> None; set by the public namespace.
 Reporter = Callable[[str, str, types.FrameType], None]
@@ -45,6 +46,24 @@ REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
 GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
+# Queue-based input: what TF's input producers, batching and sessions call.
+_INPUT = "tensorflow.python.training.input"
+_QUEUE_RUNNERS = "tensorflow.python.training.queue_runner_impl"
+LIMIT_EPOCHS = ("limit_epochs", _INPUT)
+INPUT_PRODUCER = ("input_producer", _INPUT)
+RANGE_INPUT_PRODUCER = ("range_input_producer", _INPUT)
+QUEUE_RUNNER = ("QueueRunner.__init__", _QUEUE_RUNNERS)
+ADD_QUEUE_RUNNER = ("add_queue_runner", _QUEUE_RUNNERS)
+START_QUEUE_RUNNERS = ("start_queue_runners", _QUEUE_RUNNERS)
+REF_COUNT_UP_TO = ("RefVariable.count_up_to", "tensorflow.python.ops.variables")
+RESOURCE_COUNT_UP_TO = (
+    "BaseResourceVariable.count_up_to",
+    "tensorflow.python.ops.resource_variable_ops",
+)
+COUNT_UP_TO = ("count_up_to", "tensorflow.python.ops.state_ops")
+# TF's global step read (hooks, Estimator), moving averages and slots of unknown shape read
+# their variables' initialized_value.
+INITIALIZED_VALUE = ("Variable.initialized_value", "tensorflow.python.ops.variables")
 # TF's RNN cells build their weights with add_variable; bidirectional RNNs call the
 # deprecated dynamic_rnn and static_rnn.
 LAYER_ADD_VARIABLE = ("Layer.add_variable", "tensorflow.python.keras.engine.base_layer")
@@ -75,6 +94,17 @@ _DTYPE_TO_CALL = (
 ZEROS_DTYPE = ("Zeros.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
 ONES_DTYPE = ("Ones.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
 CONSTANT_DTYPE = ("Constant.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def announces_itself(method: _F) -> _F:
+    """Marks a method that announces its own deprecation (as TF's subclass override does:
+    RefVariable.count_up_to, not the public class's Variable.count_up_to), so the public
+    namespace does not wrap it with the public class's record."""
+    method._tf_announces = True  # type: ignore[attr-defined]
+    return method
 
 
 def set_argument_reporter(reporter: ArgumentReporter) -> None:

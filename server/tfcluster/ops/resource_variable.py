@@ -309,7 +309,9 @@ class ResourceVariable(Variable):
     def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
         return self._resource_scatter("Update", sparse_delta, name)
 
+    @internal_deprecations.announces_itself
     def count_up_to(self, limit: int) -> Tensor:
+        internal_deprecations.called_internally(internal_deprecations.RESOURCE_COUNT_UP_TO, 2)
         return make_op(
             "ResourceCountUpTo", [self._variable], {"limit": limit, "T": self._dtype}
         ).outputs[0]

@@ -7,7 +7,7 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.graph import (
     GraphKeys,
@@ -548,8 +548,10 @@ class Variable(metaclass=_VariableMeta):
     def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Tensor:
         return scatter_ops.scatter_nd_update(self._variable, indices, updates, True, name)
 
+    @internal_deprecations.announces_itself
     def count_up_to(self, limit: int) -> Tensor:
         """Increments this (int32/int64 scalar) variable until it reaches limit."""
+        internal_deprecations.called_internally(internal_deprecations.REF_COUNT_UP_TO, 2)
         return state_ops.count_up_to(self._variable, limit=limit)
 
     def eval(self, session: Any = None) -> Any:

@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, tensor_util
+from tfcluster.framework import dtypes, internal_deprecations, tensor_util
 from tfcluster.framework.graph import (
     GraphKeys,
     Operation,
@@ -60,6 +60,7 @@ def match_filenames_once(pattern: Any, name: str | None = None) -> Variable:
 def limit_epochs(tensor: Any, num_epochs: int | None = None, name: str | None = None) -> Tensor:
     """`tensor`, num_epochs times; after that, evaluating it raises OutOfRangeError. The count
     is a local variable `epochs` (initialize local variables)."""
+    internal_deprecations.called_internally(internal_deprecations.LIMIT_EPOCHS, 2)
     if num_epochs is None:
         return tensor  # type: ignore[no-any-return]
     if num_epochs <= 0:
@@ -88,6 +89,7 @@ def input_producer(
 ) -> data_flow_ops.FIFOQueue:
     """A queue that a QueueRunner fills with the rows of input_tensor, each epoch (shuffled
     unless shuffle=False), num_epochs times or forever."""
+    internal_deprecations.called_internally(internal_deprecations.INPUT_PRODUCER, 2)
     with name_scope(name, "input_producer", [input_tensor]):
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         element_shape = input_tensor.shape[1:].merge_with(as_shape(element_shape))
@@ -169,6 +171,7 @@ def range_input_producer(
     name: str | None = None,
 ) -> data_flow_ops.FIFOQueue:
     """A queue of the integers 0 .. limit-1, each epoch."""
+    internal_deprecations.called_internally(internal_deprecations.RANGE_INPUT_PRODUCER, 2)
     with name_scope(name, "input_producer", [limit]) as scope:
         range_tensor = math_ops.range(limit)
         return input_producer(
