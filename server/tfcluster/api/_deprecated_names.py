@@ -145,6 +145,12 @@ def _function_deprecations() -> dict[tuple[str, str], tuple[str | None, str]]:
     out: dict[tuple[str, str], tuple[str | None, str]] = {}
     for qualified, module, date, instructions in _functions_file()["functions"].values():
         out[(qualified, module)] = (date, instructions)
+    # RefVariable's own count_up_to (tf.Variable's table entry names Variable's), which
+    # limit_epochs calls.
+    out[internal_deprecations.REF_VARIABLE_COUNT_UP_TO] = (None, "Prefer Dataset.range instead.")
+    # And classes' __init__ (QueueRunner, which the queue input functions make).
+    for qualified, module, date, instructions in _functions_file()["classes"].values():
+        out.setdefault((qualified, module), (date, instructions))
     # And methods (Layer.apply, which tf.layers' functions call).
     for attributes in _functions_file()["methods"].values():
         for qualified, module, date, instructions, _ in attributes.values():

@@ -43,6 +43,23 @@ REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
 GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
+# Queue-based input: input_producer (by string_ and range_input_producer), limit_epochs, a
+# QueueRunner and add_queue_runner (by input_producer and every batching function),
+# range_input_producer (by slice_input_producer), start_queue_runners (by MonitoredSession).
+_INPUT = "tensorflow.python.training.input"
+_QUEUE_RUNNERS = "tensorflow.python.training.queue_runner_impl"
+INPUT_PRODUCER = ("input_producer", _INPUT)
+RANGE_INPUT_PRODUCER = ("range_input_producer", _INPUT)
+LIMIT_EPOCHS = ("limit_epochs", _INPUT)
+QUEUE_RUNNER = ("QueueRunner.__init__", _QUEUE_RUNNERS)
+ADD_QUEUE_RUNNER = ("add_queue_runner", _QUEUE_RUNNERS)
+START_QUEUE_RUNNERS = ("start_queue_runners", _QUEUE_RUNNERS)
+# Variable.initialized_value: by ExponentialMovingAverage.apply, a zeros slot of a variable of
+# unknown shape and the global step's read.
+INITIALIZED_VALUE = ("Variable.initialized_value", "tensorflow.python.ops.variables")
+# limit_epochs counts with its reference variable's count_up_to, which calls state_ops'.
+REF_VARIABLE_COUNT_UP_TO = ("RefVariable.count_up_to", "tensorflow.python.ops.variables")
+COUNT_UP_TO = ("count_up_to", "tensorflow.python.ops.state_ops")
 
 
 def set_reporter(reporter: Reporter) -> None:

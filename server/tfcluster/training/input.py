@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, tensor_util
+from tfcluster.framework import dtypes, internal_deprecations, tensor_util
 from tfcluster.framework.graph import (
     GraphKeys,
     Operation,
@@ -32,8 +32,10 @@ from tfcluster.ops import (
     data_flow_ops,
     logging_ops,
     math_ops,
+    partition_ops,
     random_ops,
     reader_ops,
+    sparse_ops,
     sparse_tensors_map_ops,
     summary_ops,
 )
@@ -57,6 +59,15 @@ def match_filenames_once(pattern: Any, name: str | None = None) -> Variable:
         )
 
 
+def _add_queue_runner(queue: Any, enqueue_ops: list[Any], cancel_op: Any = None) -> None:
+    """A QueueRunner of enqueue_ops added to the graph's queue runners: TF's input functions
+    call the deprecated QueueRunner and add_queue_runner, which it announces at the first."""
+    internal_deprecations.called_internally(internal_deprecations.QUEUE_RUNNER)
+    runner = queue_runner.QueueRunner(queue, enqueue_ops, cancel_op=cancel_op)
+    internal_deprecations.called_internally(internal_deprecations.ADD_QUEUE_RUNNER)
+    queue_runner.add_queue_runner(runner)
+
+
 def limit_epochs(tensor: Any, num_epochs: int | None = None, name: str | None = None) -> Tensor:
     """`tensor`, num_epochs times; after that, evaluating it raises OutOfRangeError. The count
     is a local variable `epochs` (initialize local variables)."""
@@ -69,6 +80,8 @@ def limit_epochs(tensor: Any, num_epochs: int | None = None, name: str | None = 
         epochs = Variable(
             zero64, name="epochs", trainable=False, collections=[GraphKeys.LOCAL_VARIABLES]
         )
+        internal_deprecations.called_internally(internal_deprecations.REF_VARIABLE_COUNT_UP_TO)
+        internal_deprecations.called_internally(internal_deprecations.COUNT_UP_TO)
         counter = epochs.count_up_to(num_epochs)
         with control_dependencies([counter]):
             return array_ops.identity(tensor, name=scope)
@@ -98,6 +111,7 @@ def input_producer(
             )
         if shuffle:
             input_tensor = random_ops.random_shuffle(input_tensor, seed=seed)
+        internal_deprecations.called_internally(internal_deprecations.LIMIT_EPOCHS)
         input_tensor = limit_epochs(input_tensor, num_epochs)
         q = data_flow_ops.FIFOQueue(
             capacity=capacity,
@@ -107,7 +121,7 @@ def input_producer(
             name=name,  # type: ignore[arg-type]
         )
         enq = q.enqueue_many([input_tensor])
-        queue_runner.add_queue_runner(queue_runner.QueueRunner(q, [enq], cancel_op=cancel_op))
+        _add_queue_runner(q, [enq], cancel_op=cancel_op)
         if summary_name is not None:
             summary_ops.scalar(
                 summary_name, math_ops.cast(q.size(), dtypes.float32) * (1.0 / capacity)
@@ -138,6 +152,7 @@ def string_input_producer(
         )
         with control_dependencies([check]):
             string_tensor = array_ops.identity(string_tensor)
+        internal_deprecations.called_internally(internal_deprecations.INPUT_PRODUCER)
         return input_producer(
             input_tensor=string_tensor,
             element_shape=[],
@@ -171,6 +186,7 @@ def range_input_producer(
     """A queue of the integers 0 .. limit-1, each epoch."""
     with name_scope(name, "input_producer", [limit]) as scope:
         range_tensor = math_ops.range(limit)
+        internal_deprecations.called_internally(internal_deprecations.INPUT_PRODUCER)
         return input_producer(
             range_tensor,
             [],
@@ -200,6 +216,7 @@ def slice_input_producer(
         if not tensors:
             raise ValueError("Expected at least one tensor in slice_input_producer().")
         range_size = array_ops.shape(tensors[0])[0]
+        internal_deprecations.called_internally(internal_deprecations.RANGE_INPUT_PRODUCER)
         queue = range_input_producer(
             range_size,
             num_epochs=num_epochs,
@@ -255,11 +272,7 @@ def _smart_cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], An
 
 
 def _sparse_retain(t: SparseTensor, keep: Tensor) -> SparseTensor:
-    return SparseTensor(
-        array_ops.boolean_mask(t.indices, keep),
-        array_ops.boolean_mask(t.values, keep),
-        t.dense_shape,
-    )
+    return sparse_ops.sparse_retain(t, keep)
 
 
 def _store_sparse_tensors(
@@ -470,8 +483,10 @@ def _shapes(tensor_list_list: Sequence[Sequence[Any]], shapes: Any, enqueue_many
 
 
 def _select_which_to_enqueue(tensor_list: Sequence[Tensor], keep_input: Tensor) -> list[Tensor]:
-    """The rows of each tensor whose keep_input is true (TF partitions them; same rows)."""
-    return [array_ops.boolean_mask(x, keep_input) for x in tensor_list]
+    """The rows of each tensor whose keep_input is true: the second of two partitions by
+    keep_input, as TF's graph has them."""
+    select = math_ops.cast(keep_input, dtypes.int32)
+    return [partition_ops.dynamic_partition(x, select, num_partitions=2)[1] for x in tensor_list]
 
 
 def _enqueue_join(
@@ -488,7 +503,7 @@ def _enqueue_join(
             _smart_cond(keep_input, functools.partial(enqueue_fn, tl), control_flow_ops.no_op)
             for tl in tensor_list_list
         ]
-    queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, ops))
+    _add_queue_runner(queue, ops)
 
 
 def _enqueue(
@@ -504,7 +519,7 @@ def _enqueue(
     else:
         op = _smart_cond(keep_input, lambda: enqueue_fn(tensor_list), control_flow_ops.no_op)
     # The same op, run by `threads` threads.
-    queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, [op] * threads))
+    _add_queue_runner(queue, [op] * threads)
 
 
 def _which_queue(dynamic_pad: bool) -> Any:
