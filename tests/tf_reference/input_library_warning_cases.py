@@ -3,8 +3,9 @@ way: queue input functions (string_input_producer calls input_producer, which ca
 limit_epochs, QueueRunner and add_queue_runner; the batching functions make QueueRunners;
 slice_input_producer calls range_input_producer; MonitoredSession starts the queue runners),
 the v1 `where` that boolean_mask calls (a Scaffold's report_uninitialized_variables does), the
-Variable.initialized_value that ExponentialMovingAverage.apply calls, and the MNIST tutorial
-reader (read_data_sets and every function it calls are deprecated). TF announces each once,
+Variable.initialized_value that ExponentialMovingAverage.apply calls, the MNIST tutorial
+reader (read_data_sets and every function it calls are deprecated), and the RNN cells' build
+(Layer.add_variable, and the dtype their bias initializers are given). TF announces each once,
 at its first call from anywhere, so a program's own later call says nothing. Each program
 runs as a script file of its own; warnings are compared without their "From <file>:<line>:"
 part, marked as the program's or a library's. Written once for TF 1.15
@@ -115,6 +116,30 @@ print(fake.train.num_examples, fake.train.next_batch(2, fake_data=True)[1])
 write_mnist("data")
 d = input_data.read_data_sets("data", validation_size=0)
 print(d.train.num_examples)
+""",
+    "rnn_cells_then_program_initializer_dtype": """
+import numpy as np
+import tensorflow as tf
+x = tf.constant(np.ones((2, 3, 4), np.float32))
+with tf.variable_scope("lstm"):
+    out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(5), x, dtype=tf.float32)
+with tf.variable_scope("gru"):
+    out2, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(3), x, dtype=tf.float32)
+z = tf.zeros_initializer(dtype=tf.float32)
+c = tf.constant_initializer(2.0, dtype=tf.float32)
+print(out.shape, out2.shape)
+""",
+    "program_initializer_dtype_then_rnn_cells": """
+import numpy as np
+import tensorflow as tf
+z = tf.zeros_initializer(dtype=tf.float32)
+x = tf.constant(np.ones((2, 3, 4), np.float32))
+with tf.variable_scope("gru"):
+    out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(3), x, dtype=tf.float32)
+with tf.variable_scope("lstm"):
+    cell = tf.nn.rnn_cell.LSTMCell(5, use_peepholes=True)
+    out2, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+print(out.shape, out2.shape)
 """,
 }
 

@@ -3,7 +3,8 @@ way, against its recorded runs (tests/tf_reference/record_input_library_warnings
 queue input functions' inner calls (input_producer, limit_epochs, QueueRunner,
 add_queue_runner, range_input_producer, count_up_to), MonitoredSession's start_queue_runners,
 boolean_mask's v1 where, ExponentialMovingAverage's Variable.initialized_value, and the MNIST
-tutorial reader's functions; each once, so the program's own later call says nothing."""
+tutorial reader's functions, and the RNN cells' build (Layer.add_variable, their bias
+initializers' dtype); each once, so the program's own later call says nothing."""
 
 from __future__ import annotations
 

@@ -43,6 +43,14 @@ REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
 GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
+# The RNN cells' build calls Layer.add_variable and passes dtype to their bias initializers.
+LAYER_ADD_VARIABLE = ("Layer.add_variable", "tensorflow.python.keras.engine.base_layer")
+_DTYPE_TO_INITIALIZER = (
+    "dtype",
+    "Call initializer instance with the dtype argument instead of passing it to the constructor",
+)
+ZEROS_DTYPE = ("Zeros.__init__", "tensorflow.python.ops.init_ops", *_DTYPE_TO_INITIALIZER)
+CONSTANT_DTYPE = ("Constant.__init__", "tensorflow.python.ops.init_ops", *_DTYPE_TO_INITIALIZER)
 # Queue-based input: input_producer (by string_ and range_input_producer), limit_epochs, a
 # QueueRunner and add_queue_runner (by input_producer and every batching function),
 # range_input_producer (by slice_input_producer), start_queue_runners (by MonitoredSession).

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, tensor_util
+from tfcluster.framework import dtypes, internal_deprecations, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import as_shape
 from tfcluster.lib.rnn import nest
@@ -173,6 +173,19 @@ def check_rnn_cell_input_dtypes(inputs: Any) -> None:
         check_supported_dtypes(t.dtype)
 
 
+def _zeros_initializer(dtype: Any) -> Any:
+    """TF's cells pass their dtype to zeros_initializer, whose deprecated dtype argument TF
+    announces at the first such call."""
+    internal_deprecations.called_internally_with_argument(internal_deprecations.ZEROS_DTYPE)
+    return init_ops.zeros_initializer(dtype=dtype)
+
+
+def _ones_initializer(dtype: Any) -> Any:
+    """A GRU's gate bias: constant_initializer(1.0, dtype=...), announced as TF does."""
+    internal_deprecations.called_internally_with_argument(internal_deprecations.CONSTANT_DTYPE)
+    return init_ops.constant_initializer(1.0, dtype=dtype)
+
+
 class RNNCell(Layer):
     """An RNN cell: `(output, new_state) = cell(inputs, state)`; a subclass defines
     `state_size`, `output_size` and `call` (or overrides `__call__`, as cells written for TF
@@ -303,7 +316,7 @@ class BasicRNNCell(LayerRNNCell):
         self._bias = self.add_variable(
             _BIAS_VARIABLE_NAME,
             shape=[self._num_units],
-            initializer=init_ops.zeros_initializer(dtype=self.dtype),
+            initializer=_zeros_initializer(self.dtype),
         )
         self.built = True
 
@@ -362,7 +375,7 @@ class GRUCell(LayerRNNCell):
             initializer=(
                 self._bias_initializer
                 if self._bias_initializer is not None
-                else init_ops.constant_initializer(1.0, dtype=self.dtype)
+                else _ones_initializer(self.dtype)
             ),
         )
         self._candidate_kernel = self.add_variable(
@@ -376,7 +389,7 @@ class GRUCell(LayerRNNCell):
             initializer=(
                 self._bias_initializer
                 if self._bias_initializer is not None
-                else init_ops.zeros_initializer(dtype=self.dtype)
+                else _zeros_initializer(self.dtype)
             ),
         )
         self.built = True
@@ -459,7 +472,7 @@ class BasicLSTMCell(LayerRNNCell):
         self._bias = self.add_variable(
             _BIAS_VARIABLE_NAME,
             shape=[4 * self._num_units],
-            initializer=init_ops.zeros_initializer(dtype=self.dtype),
+            initializer=_zeros_initializer(self.dtype),
         )
         self.built = True
 
@@ -576,9 +589,7 @@ class LSTMCell(LayerRNNCell):
             partitioner=unit_partitioner,
         )
         bias_init = (
-            init_ops.zeros_initializer
-            if self.dtype is None
-            else init_ops.zeros_initializer(dtype=self.dtype)
+            init_ops.zeros_initializer if self.dtype is None else _zeros_initializer(self.dtype)
         )
         self._bias = self.add_variable(
             _BIAS_VARIABLE_NAME, shape=[4 * self._num_units], initializer=bias_init
