@@ -2,8 +2,9 @@
 announced at the first tf.layers function (their functional interfaces call layer.apply),
 BaseResourceVariable.__init__'s `constraint`, announced at the first resource variable
 (TF's variable creator passes it, None too), and the renamed names a tf.data function reads
-(AutoGraph, converting it, announces them from its own file). Each program runs as a script
-file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
+(AutoGraph, converting it, announces them from its own file), and tf.test.TestCase's
+test_session, announced from contextlib (its context manager calls it). Each program runs as a
+script file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
 says them) are compared without that "From <file>:<line>:" part, and so are the program's
 own. Written once for TF 1.15 (record_library_warnings.py) and tfcluster
 (tests/unit/test_library_warnings.py); kept runnable on Python 3.7."""
@@ -51,6 +52,19 @@ more = tf.data.Dataset.from_tensors(tf.constant(b"")).map(parse)
 x = tf.random_normal([])
 print("done")
 """,
+    "test_case_test_session": """
+import tensorflow as tf
+class T(tf.test.TestCase):
+    def test_add(self):
+        with self.test_session() as sess:
+            print(sess.run(tf.constant(1) + 1))
+        with self.test_session() as sess:
+            print(self.evaluate(tf.constant(3)))
+case = T("test_add")
+case.setUp()
+case.test_add()
+case.tearDown()
+""",
     "ref_variables_only": """
 import tensorflow as tf
 v = tf.Variable(1.0)
@@ -60,7 +74,12 @@ print("done")
 }
 
 _FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
-_WATCHED = ("Layer.apply (from", "BaseResourceVariable.__init__", "The name tf.")
+_WATCHED = (
+    "Layer.apply (from",
+    "BaseResourceVariable.__init__",
+    "The name tf.",
+    "TensorFlowTestCase.test_session",
+)
 
 
 def warnings_of(stderr, where):

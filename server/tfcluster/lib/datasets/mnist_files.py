@@ -8,24 +8,19 @@ TF's seed rules, so a program given the same seeds draws the same batches as und
 from __future__ import annotations
 
 import collections
-import functools
 import gzip
 import os
 import shutil
-import sys
 import tempfile
-import threading
 import urllib.request
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import get_seed
-from tfcluster.framework.python37_lines import as_given, python37_line
 from tfcluster.lib.io import gfile
-from tfcluster.lib.platform import tf_logging
+from tfcluster.lib.platform.function_deprecation import deprecated
 
 DEFAULT_SOURCE_URL = "https://storage.googleapis.com/cvdf-datasets/mnist/"
 TRAIN_IMAGES = "train-images-idx3-ubyte.gz"
@@ -41,38 +36,6 @@ _MNIST = "tensorflow.contrib.learn.python.learn.datasets.mnist"
 _BASE = "tensorflow.contrib.learn.python.learn.datasets.base"
 _USE_MODELS = "Please use alternatives such as official/mnist/dataset.py from tensorflow/models."
 _USE_TF_DATA = "Please use tf.data to implement this functionality."
-_Fn = TypeVar("_Fn", bound=Callable[..., Any])
-_announced: set[str] = set()
-_lock = threading.Lock()
-
-
-def _deprecated(qualified: str, module: str, instructions: str) -> Callable[[_Fn], _Fn]:
-    """TF 1.15's deprecation decorator on the reader's functions: the first call, whoever
-    makes it (the program, or the reader itself as read_data_sets calls the others), prints
-    "From <caller's file>:<line>: <name> (from <module>) is deprecated ...", and no later."""
-
-    def wrap(fn: _Fn) -> _Fn:
-        @functools.wraps(fn)
-        def call(*args: Any, **kwargs: Any) -> Any:
-            with _lock:
-                first = qualified not in _announced
-                _announced.add(qualified)
-            if first:
-                frame = sys._getframe(1)
-                tf_logging.warning(
-                    "From %s:%d: %s (from %s) is deprecated and will be removed in a future "
-                    "version.\nInstructions for updating:\n%s",
-                    as_given(frame.f_code.co_filename),
-                    python37_line(frame),
-                    qualified,
-                    module,
-                    instructions,
-                )
-            return fn(*args, **kwargs)
-
-        return call  # type: ignore[return-value]
-
-    return wrap
 
 
 def _read_big_endian_u32(stream: gzip.GzipFile) -> int:
@@ -89,7 +52,7 @@ def _payload(stream: gzip.GzipFile, size: int, name: str) -> np.ndarray:
     return np.frombuffer(buf, dtype=np.uint8)
 
 
-@_deprecated("extract_images", _MNIST, _USE_TF_DATA)
+@deprecated("extract_images", _MNIST, _USE_TF_DATA)
 def extract_images(f: Any) -> np.ndarray:
     """The images of an IDX3 gzip file object as uint8 [index, y, x, 1]."""
     print("Extracting", f.name)
@@ -102,7 +65,7 @@ def extract_images(f: Any) -> np.ndarray:
         return data.reshape(count, rows, cols, 1)
 
 
-@_deprecated("dense_to_one_hot", _MNIST, "Please use tf.one_hot on tensors.")
+@deprecated("dense_to_one_hot", _MNIST, "Please use tf.one_hot on tensors.")
 def dense_to_one_hot(labels_dense: np.ndarray, num_classes: int) -> np.ndarray:
     """Class ids -> float64 one-hot rows (TF's tutorial reader returns float64 here)."""
     out = np.zeros((labels_dense.shape[0], num_classes))
@@ -110,7 +73,7 @@ def dense_to_one_hot(labels_dense: np.ndarray, num_classes: int) -> np.ndarray:
     return out
 
 
-@_deprecated("extract_labels", _MNIST, _USE_TF_DATA)
+@deprecated("extract_labels", _MNIST, _USE_TF_DATA)
 def extract_labels(f: Any, one_hot: bool = False, num_classes: int = 10) -> np.ndarray:
     """The labels of an IDX1 gzip file object: uint8 [index], or one-hot rows."""
     print("Extracting", f.name)
@@ -125,7 +88,7 @@ def extract_labels(f: Any, one_hot: bool = False, num_classes: int = 10) -> np.n
 class DataSet:
     """Images and labels with epoch-wise shuffled batches, as TF's tutorial DataSet."""
 
-    @_deprecated("DataSet.__init__", _MNIST, _USE_MODELS)
+    @deprecated("DataSet.__init__", _MNIST, _USE_MODELS)
     def __init__(
         self,
         images: Any,
@@ -208,7 +171,7 @@ class DataSet:
         )
 
 
-@_deprecated("maybe_download", _BASE, "Please write your own downloading logic.")
+@deprecated("maybe_download", _BASE, "Please write your own downloading logic.")
 def maybe_download(filename: str, work_directory: str, source_url: str) -> str:
     """`work_directory/filename`, downloaded from `source_url` first when it is not there."""
     if not gfile.exists(work_directory):
@@ -232,7 +195,7 @@ def _read(train_dir: str, name: str, source_url: str, **label_options: Any) -> n
         return extract_labels(f, **label_options) if label_options else extract_images(f)
 
 
-@_deprecated("read_data_sets", _MNIST, _USE_MODELS)
+@deprecated("read_data_sets", _MNIST, _USE_MODELS)
 def read_data_sets(
     train_dir: str,
     fake_data: bool = False,
@@ -272,6 +235,6 @@ def read_data_sets(
     )
 
 
-@_deprecated("load_mnist", _MNIST, _USE_MODELS)
+@deprecated("load_mnist", _MNIST, _USE_MODELS)
 def load_mnist(train_dir: str = "MNIST-data") -> Datasets:
     return read_data_sets(train_dir)
