@@ -2,7 +2,9 @@
 announced at the first tf.layers function (their functional interfaces call layer.apply),
 BaseResourceVariable.__init__'s `constraint`, announced at the first resource variable
 (TF's variable creator passes it, None too), and the renamed names a tf.data function reads
-(AutoGraph, converting it, announces them from its own file); and what TF's RNN code calls:
+(AutoGraph, converting it, announces them from its own file); tf.test.TestCase's
+test_session, announced from contextlib (its context manager calls it); and what TF's RNN
+code calls:
 the cells' add_variable and the dtype of their bias initializers, dynamic_rnn and static_rnn
 under the bidirectional ones, where in raw_rnn and a "div" partitioned lookup, div in a
 variational DropoutWrapper, and the dtype of the RMSProp and Adagrad slot initializers; what
@@ -57,6 +59,19 @@ data = tf.data.Dataset.from_tensors(tf.constant(b"")).map(lambda r: tf.random_no
 more = tf.data.Dataset.from_tensors(tf.constant(b"")).map(parse)
 x = tf.random_normal([])
 print("done")
+""",
+    "test_case_test_session": """
+import tensorflow as tf
+class T(tf.test.TestCase):
+    def test_add(self):
+        with self.test_session() as sess:
+            print(sess.run(tf.constant(1) + 1))
+        with self.test_session() as sess:
+            print(self.evaluate(tf.constant(3)))
+case = T("test_add")
+case.setUp()
+case.test_add()
+case.tearDown()
 """,
     "ref_variables_only": """
 import tensorflow as tf

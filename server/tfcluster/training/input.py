@@ -32,8 +32,10 @@ from tfcluster.ops import (
     data_flow_ops,
     logging_ops,
     math_ops,
+    partition_ops,
     random_ops,
     reader_ops,
+    sparse_ops,
     sparse_tensors_map_ops,
     summary_ops,
 )
@@ -258,11 +260,7 @@ def _smart_cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], An
 
 
 def _sparse_retain(t: SparseTensor, keep: Tensor) -> SparseTensor:
-    return SparseTensor(
-        array_ops.boolean_mask(t.indices, keep),
-        array_ops.boolean_mask(t.values, keep),
-        t.dense_shape,
-    )
+    return sparse_ops.sparse_retain(t, keep)
 
 
 def _store_sparse_tensors(
@@ -473,8 +471,10 @@ def _shapes(tensor_list_list: Sequence[Sequence[Any]], shapes: Any, enqueue_many
 
 
 def _select_which_to_enqueue(tensor_list: Sequence[Tensor], keep_input: Tensor) -> list[Tensor]:
-    """The rows of each tensor whose keep_input is true (TF partitions them; same rows)."""
-    return [array_ops.boolean_mask(x, keep_input) for x in tensor_list]
+    """The rows of each tensor whose keep_input is true: the second of two partitions by
+    keep_input, as TF's graph has them."""
+    select = math_ops.cast(keep_input, dtypes.int32)
+    return [partition_ops.dynamic_partition(x, select, num_partitions=2)[1] for x in tensor_list]
 
 
 def _enqueue_join(
