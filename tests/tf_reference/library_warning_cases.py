@@ -2,7 +2,8 @@
 announced at the first tf.layers function (their functional interfaces call layer.apply),
 BaseResourceVariable.__init__'s `constraint`, announced at the first resource variable
 (TF's variable creator passes it, None too), and the renamed names a tf.data function reads
-(AutoGraph, converting it, announces them from its own file). Each program runs as a script
+(AutoGraph, converting it, announces them from its own file), and build_tensor_info,
+announced at the first SignatureDef a builder makes (simple_save's). Each program runs as a script
 file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
 says them) are compared without that "From <file>:<line>:" part, and so are the program's
 own. Written once for TF 1.15 (record_library_warnings.py) and tfcluster
@@ -51,6 +52,33 @@ more = tf.data.Dataset.from_tensors(tf.constant(b"")).map(parse)
 x = tf.random_normal([])
 print("done")
 """,
+    "simple_save_then_build_tensor_info": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 3], name="x")
+w = tf.Variable(tf.ones([3, 2]), name="w")
+y = tf.matmul(x, w, name="y")
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    tf.saved_model.simple_save(sess, "model", inputs={"x": x}, outputs={"y": y})
+info = tf.saved_model.utils.build_tensor_info(y)
+print(info.name)
+""",
+    "build_tensor_info_then_predict_signature": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 3], name="x")
+info = tf.saved_model.utils.build_tensor_info(x)
+sig = tf.saved_model.signature_def_utils.predict_signature_def({"x": x}, {"y": x * 2})
+print(info.name, sig.method_name)
+""",
+    "regression_signature_from_compat_v1": """
+import tensorflow as tf
+v1 = tf.compat.v1
+examples = v1.placeholder(tf.string, [None], name="examples")
+scores = v1.placeholder(tf.float32, [None], name="scores")
+sig = v1.saved_model.regression_signature_def(examples, scores)
+info = v1.saved_model.build_tensor_info(scores)
+print(sig.method_name, info.name)
+""",
     "ref_variables_only": """
 import tensorflow as tf
 v = tf.Variable(1.0)
@@ -60,7 +88,13 @@ print("done")
 }
 
 _FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
-_WATCHED = ("Layer.apply (from", "BaseResourceVariable.__init__", "The name tf.")
+_WATCHED = (
+    "Layer.apply (from",
+    "BaseResourceVariable.__init__",
+    "The name tf.",
+    "build_tensor_info (from",
+    "simple_save (from",
+)
 
 
 def warnings_of(stderr, where):
