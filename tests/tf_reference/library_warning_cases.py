@@ -3,7 +3,10 @@ announced at the first tf.layers function (their functional interfaces call laye
 BaseResourceVariable.__init__'s `constraint`, announced at the first resource variable
 (TF's variable creator passes it, None too), and the renamed names a tf.data function reads
 (AutoGraph, converting it, announces them from its own file), and build_tensor_info,
-announced at the first SignatureDef a builder makes (simple_save's). Each program runs as a script
+announced at the first SignatureDef a builder makes (simple_save's), Layer.add_variable and the
+initializers' `dtype` that tf.nn.rnn_cell's cells use when built, extract_sub_graph that
+convert_variables_to_constants calls, and the cells' logged warnings (a concatenated state,
+one cell twice in a MultiRNNCell, LSTMCell's shards). Each program runs as a script
 file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
 says them) are compared without that "From <file>:<line>:" part, and so are the program's
 own. Written once for TF 1.15 (record_library_warnings.py) and tfcluster
@@ -79,6 +82,39 @@ sig = v1.saved_model.regression_signature_def(examples, scores)
 info = v1.saved_model.build_tensor_info(scores)
 print(sig.method_name, info.name)
 """,
+    "rnn_cells_built_by_static_rnn": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [2, 3])
+cells = [tf.nn.rnn_cell.BasicLSTMCell(4, state_is_tuple=False), tf.nn.rnn_cell.GRUCell(4)]
+cell = tf.nn.rnn_cell.MultiRNNCell(cells, state_is_tuple=False)
+out, state = tf.nn.static_rnn(cell, [x, x], dtype=tf.float32)
+same = tf.nn.rnn_cell.BasicRNNCell(2)
+first = tf.nn.rnn_cell.MultiRNNCell([same, same])
+second = tf.nn.rnn_cell.MultiRNNCell([same, same])
+lstm = tf.nn.rnn_cell.LSTMCell(3, state_is_tuple=False, num_proj_shards=1)
+y, _ = lstm(x, lstm.zero_state(2, tf.float32))
+print(out[-1].shape, state.shape, y.shape)
+""",
+    "program_initializer_dtype_before_cells": """
+import tensorflow as tf
+init = tf.zeros_initializer(dtype=tf.float32)
+x = tf.placeholder(tf.float32, [2, 3])
+cell = tf.nn.rnn_cell.BasicRNNCell(4)
+y, _ = cell(x, cell.zero_state(2, tf.float32))
+gru = tf.nn.rnn_cell.GRUCell(2)
+z, _ = gru(y, gru.zero_state(2, tf.float32))
+print(z.shape)
+""",
+    "frozen_graph_then_extract_sub_graph": """
+import tensorflow as tf
+w = tf.Variable([1.0, 2.0], name="w")
+y = tf.identity(w * 2.0, name="y")
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    frozen = tf.graph_util.convert_variables_to_constants(sess, sess.graph_def, ["y"])
+sub = tf.graph_util.extract_sub_graph(frozen, ["y"])
+print(sorted(n.op for n in sub.node))
+""",
     "ref_variables_only": """
 import tensorflow as tf
 v = tf.Variable(1.0)
@@ -94,7 +130,17 @@ _WATCHED = (
     "The name tf.",
     "build_tensor_info (from",
     "simple_save (from",
+    "Layer.add_variable (from",
+    "with dtype is deprecated",
+    "extract_sub_graph (from",
+    "convert_variables_to_constants (from",
+    "Using a concatenated state",
+    "At least two cells",
+    "num_unit_shards",
 )
+# An object's default repr in a logged message: its class name only (TF's module path and the
+# address are TensorFlow's own).
+_OBJECT = re.compile(r"<[\w.]+\.(\w+) object at 0x[0-9a-fA-F]+>")
 
 
 def warnings_of(stderr, where):
@@ -109,8 +155,11 @@ def warnings_of(stderr, where):
     out = []
     for lines in records:
         text = "\n".join(lines)
+        if not any(w in text for w in _WATCHED):
+            continue
         match = _FROM.match(text)
-        if not match or not any(w in text for w in _WATCHED):
+        if not match:
+            out.append(["log", _OBJECT.sub(r"<\1 object>", text)])
             continue
         program = match.group(1) in ("prog.py", os.path.join(where, "prog.py"))
         whose = "program" if program else "library"

@@ -19,7 +19,10 @@ recovers its list; reduce_prod's gradient and a tensordot of tensor axes call se
 latter v1 where too); tf.layers' functions (dense, conv2d, dropout, batch_normalization, ...)
 call Layer.apply; the SignatureDef builders (predict_signature_def, hence simple_save and an
 estimator's export, regression, classification and the supervised ones) call
-build_tensor_info. TF's other internal callers of these (metrics at k,
+build_tensor_info; convert_variables_to_constants calls extract_sub_graph; tf.nn.rnn_cell's
+BasicRNNCell, GRUCell, BasicLSTMCell and LSTMCell build their variables with Layer.add_variable
+and their biases' initializers with zeros_initializer's (constant_initializer's) deprecated
+`dtype`. TF's other internal callers of these (metrics at k,
 ctc, raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 """
 
@@ -46,6 +49,8 @@ GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
 BUILD_TENSOR_INFO = ("build_tensor_info", "tensorflow.python.saved_model.utils_impl")
+LAYER_ADD_VARIABLE = ("Layer.add_variable", "tensorflow.python.keras.engine.base_layer")
+EXTRACT_SUB_GRAPH = ("extract_sub_graph", "tensorflow.python.framework.graph_util_impl")
 
 
 def set_reporter(reporter: Reporter) -> None:
@@ -60,6 +65,19 @@ RESOURCE_VARIABLE_CONSTRAINT = (
     "tensorflow.python.ops.resource_variable_ops",
     "constraint",
     "If using Keras pass *_constraint arguments to layers.",
+)
+
+
+# tf.nn.rnn_cell's cells build their biases' initializers with the deprecated `dtype`.
+_INITIALIZER_DTYPE = (
+    "Call initializer instance with the dtype argument instead of passing it to the constructor"
+)
+ZEROS_DTYPE = ("Zeros.__init__", "tensorflow.python.ops.init_ops", "dtype", _INITIALIZER_DTYPE)
+CONSTANT_DTYPE = (
+    "Constant.__init__",
+    "tensorflow.python.ops.init_ops",
+    "dtype",
+    _INITIALIZER_DTYPE,
 )
 
 

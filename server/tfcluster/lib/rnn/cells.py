@@ -9,14 +9,14 @@ named as TF names them and TF's checkpoints restore into them.
 from __future__ import annotations
 
 import collections
-import logging
 from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, tensor_util
+from tfcluster.framework import dtypes, internal_deprecations, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import as_shape
+from tfcluster.lib.platform import tf_logging
 from tfcluster.lib.rnn import nest
 from tfcluster.lib.rnn.layer_base import InputSpec, Layer
 from tfcluster.ops import (
@@ -34,7 +34,22 @@ from tfcluster.ops.variables import PartitionedVariable, trainable_variables
 _BIAS_VARIABLE_NAME = "bias"
 _WEIGHTS_VARIABLE_NAME = "kernel"
 
-_log = logging.getLogger("tfcluster.rnn")
+
+def _announce_add_variable() -> None:
+    # TF's cells build their variables with the deprecated Layer.add_variable.
+    internal_deprecations.called_internally(internal_deprecations.LAYER_ADD_VARIABLE)
+
+
+def _zeros_of(dtype: Any) -> Any:
+    # TF's `_zeros_of(self.dtype)`, whose `dtype` is deprecated.
+    internal_deprecations.called_internally_with_argument(internal_deprecations.ZEROS_DTYPE)
+    return init_ops.zeros_initializer(dtype=dtype)
+
+
+def _constant_of(value: Any, dtype: Any) -> Any:
+    internal_deprecations.called_internally_with_argument(internal_deprecations.CONSTANT_DTYPE)
+    return init_ops.constant_initializer(value, dtype=dtype)
+
 
 # Keras's activation names (activations.get): a string picks one of these.
 _ACTIVATIONS = {
@@ -297,13 +312,14 @@ class BasicRNNCell(LayerRNNCell):
     def build(self, input_shape: Any) -> None:  # TF's shape_type_conversion's name
         depth = _input_depth(input_shape)
         check_supported_dtypes(self.dtype)
+        _announce_add_variable()
         self._kernel = self.add_variable(
             _WEIGHTS_VARIABLE_NAME, shape=[depth + self._num_units, self._num_units]
         )
         self._bias = self.add_variable(
             _BIAS_VARIABLE_NAME,
             shape=[self._num_units],
-            initializer=init_ops.zeros_initializer(dtype=self.dtype),
+            initializer=_zeros_of(self.dtype),
         )
         self.built = True
 
@@ -351,6 +367,7 @@ class GRUCell(LayerRNNCell):
     def build(self, input_shape: Any) -> None:  # TF's shape_type_conversion's name
         depth = _input_depth(input_shape)
         check_supported_dtypes(self.dtype)
+        _announce_add_variable()
         self._gate_kernel = self.add_variable(
             f"gates/{_WEIGHTS_VARIABLE_NAME}",
             shape=[depth + self._num_units, 2 * self._num_units],
@@ -362,7 +379,7 @@ class GRUCell(LayerRNNCell):
             initializer=(
                 self._bias_initializer
                 if self._bias_initializer is not None
-                else init_ops.constant_initializer(1.0, dtype=self.dtype)
+                else _constant_of(1.0, self.dtype)
             ),
         )
         self._candidate_kernel = self.add_variable(
@@ -376,7 +393,7 @@ class GRUCell(LayerRNNCell):
             initializer=(
                 self._bias_initializer
                 if self._bias_initializer is not None
-                else init_ops.zeros_initializer(dtype=self.dtype)
+                else _zeros_of(self.dtype)
             ),
         )
         self.built = True
@@ -429,7 +446,7 @@ class BasicLSTMCell(LayerRNNCell):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         check_supported_dtypes(self.dtype)
         if not state_is_tuple:
-            _log.warning(
+            tf_logging.warning(
                 "%s: Using a concatenated state is slower and will soon be deprecated.  Use "
                 "state_is_tuple=True.",
                 self,
@@ -453,13 +470,14 @@ class BasicLSTMCell(LayerRNNCell):
     def build(self, input_shape: Any) -> None:  # TF's shape_type_conversion's name
         depth = _input_depth(input_shape)
         check_supported_dtypes(self.dtype)
+        _announce_add_variable()
         self._kernel = self.add_variable(
             _WEIGHTS_VARIABLE_NAME, shape=[depth + self._num_units, 4 * self._num_units]
         )
         self._bias = self.add_variable(
             _BIAS_VARIABLE_NAME,
             shape=[4 * self._num_units],
-            initializer=init_ops.zeros_initializer(dtype=self.dtype),
+            initializer=_zeros_of(self.dtype),
         )
         self.built = True
 
@@ -524,9 +542,15 @@ class LSTMCell(LayerRNNCell):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         check_supported_dtypes(self.dtype)
         if not state_is_tuple:
-            _log.warning(
+            tf_logging.warning(
                 "%s: Using a concatenated state is slower and will soon be deprecated.  Use "
                 "state_is_tuple=True.",
+                self,
+            )
+        if num_unit_shards is not None or num_proj_shards is not None:
+            tf_logging.warning(
+                "%s: The num_unit_shards and proj_unit_shards parameters are deprecated and "
+                "will be removed in Jan 2017.  Use a variable scope with a partitioner instead.",
                 self,
             )
         self.input_spec = InputSpec(ndim=2)
@@ -569,17 +593,14 @@ class LSTMCell(LayerRNNCell):
             if self._num_unit_shards is not None
             else None
         )
+        _announce_add_variable()
         self._kernel = self.add_variable(
             _WEIGHTS_VARIABLE_NAME,
             shape=[depth + h_depth, 4 * self._num_units],
             initializer=self._initializer,
             partitioner=unit_partitioner,
         )
-        bias_init = (
-            init_ops.zeros_initializer
-            if self.dtype is None
-            else init_ops.zeros_initializer(dtype=self.dtype)
-        )
+        bias_init = init_ops.zeros_initializer if self.dtype is None else _zeros_of(self.dtype)
         self._bias = self.add_variable(
             _BIAS_VARIABLE_NAME, shape=[4 * self._num_units], initializer=bias_init
         )
@@ -670,9 +691,11 @@ class MultiRNNCell(RNNCell):
         if not nest.is_sequence(cells):
             raise TypeError(f"cells must be a list or tuple, but saw: {cells}.")
         if len({id(c) for c in cells}) < len(cells):
-            _log.warning(
+            tf_logging.log_first_n(
+                tf_logging.WARN,
                 "At least two cells provided to MultiRNNCell are the same object and will share "
-                "weights."
+                "weights.",
+                1,
             )
         self._cells = cells
         self._state_is_tuple = state_is_tuple
