@@ -38,10 +38,8 @@ class FetchHandler:
 
     def _flatten(self, fetch: Any) -> Any:
         if fetch is None:
-            raise TypeError(
-                f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a "
-                "string or Tensor. (Can not convert a NoneType into a Tensor or Operation.)"
-            )
+            # TF 1.15's words (later versions add what it must be).
+            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}")
         if isinstance(fetch, sparse_tensor.SparseTensor):
             parts = (fetch.indices, fetch.values, fetch.dense_shape)
             return ("sparse", None, [self._flatten(p) for p in parts])
@@ -69,8 +67,9 @@ class FetchHandler:
                 f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({e})"
             ) from None
         except KeyError as e:
+            # str() of a KeyError quotes its message, as TF's "(%s)" % str(e) shows it.
             raise ValueError(
-                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({e.args[0]})"
+                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({e})"
             ) from None
         if isinstance(elem, Operation):
             if elem.name not in self.target_names:
