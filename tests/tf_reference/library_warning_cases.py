@@ -6,7 +6,9 @@ BaseResourceVariable.__init__'s `constraint`, announced at the first resource va
 announced at the first SignatureDef a builder makes (simple_save's), Layer.add_variable and the
 initializers' `dtype` that tf.nn.rnn_cell's cells use when built, extract_sub_graph that
 convert_variables_to_constants calls, and the cells' logged warnings (a concatenated state,
-one cell twice in a MultiRNNCell, LSTMCell's shards). Each program runs as a script
+one cell twice in a MultiRNNCell, LSTMCell's shards), and the modules behind tf.gfile,
+tf.logging and tf.nn imported by path (tensorflow.python.platform.gfile, ...): their deprecated
+functions warn, their names do not. Each program runs as a script
 file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
 says them) are compared without that "From <file>:<line>:" part, and so are the program's
 own. Written once for TF 1.15 (record_library_warnings.py) and tfcluster
@@ -115,6 +117,28 @@ with tf.Session() as sess:
 sub = tf.graph_util.extract_sub_graph(frozen, ["y"])
 print(sorted(n.op for n in sub.node))
 """,
+    "gfile_and_logging_by_module_path": """
+from tensorflow.python.platform import gfile
+from tensorflow.python.platform import tf_logging as logging
+import tensorflow as tf
+with gfile.FastGFile("prog.py", "rb") as f:
+    n = len(f.read())
+logging.set_verbosity(logging.INFO)
+logging.info("read %d", n > 0)
+print(gfile.Exists("prog.py"), gfile.IsDirectory("."))
+tf.logging.info("again")
+print(tf.gfile.Exists("prog.py"))
+""",
+    "nn_module_by_path_then_tf_nn": """
+from tensorflow.python.ops import nn
+import tensorflow as tf
+logits = tf.constant([[1.0, 2.0]])
+labels = tf.constant([[0.0, 1.0]])
+a = nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+b = nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+c = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+print(a.shape, b.shape, c.shape)
+""",
     "ref_variables_only": """
 import tensorflow as tf
 v = tf.Variable(1.0)
@@ -137,6 +161,9 @@ _WATCHED = (
     "Using a concatenated state",
     "At least two cells",
     "num_unit_shards",
+    "FastGFile.__init__",
+    "softmax_cross_entropy_with_logits",
+    "INFO:tensorflow:",
 )
 # An object's default repr in a logged message: its class name only (TF's module path and the
 # address are TensorFlow's own).
@@ -148,7 +175,7 @@ def warnings_of(stderr, where):
     program's file, "library" for any other; the message without its From part."""
     records = []
     for line in stderr.splitlines():
-        if line.startswith("WARNING:"):
+        if line.startswith(("WARNING:", "INFO:")):
             records.append([line])
         elif records and line.strip():
             records[-1].append(line)
