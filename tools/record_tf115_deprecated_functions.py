@@ -7,7 +7,9 @@ deprecated_args or deprecated_arg_values decorator's record (argument_deprecatio
 the same for classes whose own __init__ carries the decorators ("classes",
 "class_arguments"), and {"methods": {public class name: {attribute: [qualified name, module,
 date, instructions, kind]}}} for their deprecated methods and properties
-(method_deprecations_of).
+(method_deprecations_of); "functions_under_decorator" holds the functions whose whole
+deprecation sits under another decorator (tf_should_use's, dispatch's), which TF announces from
+that decorator's file instead of the program's line.
 
 TF prints, on a program's first call of such a function, "From prog.py:3: dense (from
 tensorflow.python.layers.core) is deprecated and will be removed in a future version.
@@ -167,6 +169,7 @@ def method_deprecations_of(cls):
 
 def main():
     table, by_arguments, classes, class_arguments, methods = {}, {}, {}, {}, {}
+    under_decorator = {}
     for module in list(sys.modules.values()):
         if not isinstance(module, module_wrapper.TFModuleWrapper):
             continue
@@ -194,6 +197,8 @@ def main():
             found = deprecation_of(value)
             if found is not None and outermost_deprecation(value):
                 (classes if is_class else table)[full] = found
+            elif found is not None and not is_class:
+                under_decorator[full] = found
             arguments = argument_deprecations_of(value)
             if arguments:
                 (class_arguments if is_class else by_arguments)[full] = arguments
@@ -203,6 +208,7 @@ def main():
         "classes": classes,
         "class_arguments": class_arguments,
         "methods": methods,
+        "functions_under_decorator": under_decorator,
     }
     with open(OUT, "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)

@@ -8,7 +8,9 @@ initializers' `dtype` that tf.nn.rnn_cell's cells use when built, extract_sub_gr
 convert_variables_to_constants calls, and the cells' logged warnings (a concatenated state,
 one cell twice in a MultiRNNCell, LSTMCell's shards), and the modules behind tf.gfile,
 tf.logging and tf.nn imported by path (tensorflow.python.platform.gfile, ...): their deprecated
-functions warn, their names do not. Each program runs as a script
+functions warn, their names do not; and initialize_all_variables, initialize_variables,
+initialize_local_variables and batch_gather, whose deprecation TF announces from the file of
+the decorator around it (tf_should_use's, dispatch's). Each program runs as a script
 file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
 says them) are compared without that "From <file>:<line>:" part, and so are the program's
 own. Written once for TF 1.15 (record_library_warnings.py) and tfcluster
@@ -139,6 +141,19 @@ b = nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
 c = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
 print(a.shape, b.shape, c.shape)
 """,
+    "initializers_by_deprecated_names": """
+import tensorflow as tf
+v = tf.Variable(1.0)
+init = tf.initialize_all_variables()
+again = tf.initialize_all_variables()
+local = tf.initialize_local_variables()
+some = tf.initialize_variables([v])
+g = tf.batch_gather(tf.constant([[1, 2], [3, 4]]), tf.constant([[1], [0]]))
+init2 = tf.global_variables_initializer()
+with tf.Session() as sess:
+    sess.run(init)
+    print(init.name, again.name, local.name, some.name, init2.name, sess.run(g).tolist())
+""",
     "ref_variables_only": """
 import tensorflow as tf
 v = tf.Variable(1.0)
@@ -164,6 +179,10 @@ _WATCHED = (
     "FastGFile.__init__",
     "softmax_cross_entropy_with_logits",
     "INFO:tensorflow:",
+    "initialize_all_variables (from",
+    "initialize_local_variables (from",
+    "initialize_variables (from",
+    "batch_gather (from",
 )
 # An object's default repr in a logged message: its class name only (TF's module path and the
 # address are TensorFlow's own).

@@ -87,6 +87,17 @@ def _methods_by_module() -> dict[str, dict[str, dict[str, list[Any]]]]:
 
 
 @functools.cache
+def _under_decorator_by_module() -> dict[str, dict[str, tuple[str, str, str | None, str]]]:
+    """module path -> {name: whole deprecation} of the functions whose deprecation TF wraps in
+    another decorator (tf_should_use's for initialize_all_variables, dispatch's for
+    batch_gather): TF announces them from that decorator's file, a library file."""
+    return {
+        path: {name: tuple(record) for name, record in records.items()}  # type: ignore[misc]
+        for path, records in _by_module("functions_under_decorator").items()
+    }
+
+
+@functools.cache
 def _functions_file() -> dict[str, dict[str, Any]]:
     with _FUNCTIONS_FILE.open() as f:
         tables: dict[str, dict[str, Any]] = json.load(f)
@@ -110,8 +121,12 @@ _announced_functions: set[tuple[str, str]] = set()
 _wrappers: dict[int, Any] = {}
 
 
-def _announcing(fn: Any, deprecation: tuple[str, str, str | None, str]) -> Any:
-    """fn, announcing on the program's first call what TF 1.15's deprecation decorator does."""
+def _announcing(
+    fn: Any, deprecation: tuple[str, str, str | None, str], from_library: bool = False
+) -> Any:
+    """fn, announcing on the program's first call what TF 1.15's deprecation decorator does:
+    from the program's line, or with from_library (TF's decorator under another one) from a
+    tfcluster file, where TF names that other decorator's."""
     qualified, module, date, instructions = deprecation
     key = (qualified, module)
 
@@ -125,7 +140,7 @@ def _announcing(fn: Any, deprecation: tuple[str, str, str | None, str]) -> Any:
                     _announced_functions.add(key)
                 if first:
                     _warn_from(
-                        frame,
+                        sys._getframe(0) if from_library else frame,
                         "%s (from %s) is deprecated and will be removed %s.\n"
                         "Instructions for updating:\n%s",
                         qualified,
@@ -143,7 +158,11 @@ def _function_deprecations() -> dict[tuple[str, str], tuple[str | None, str]]:
     """(qualified name, TF's module) -> (date, instructions) of the functions and methods TF
     1.15 deprecates as a whole."""
     out: dict[tuple[str, str], tuple[str | None, str]] = {}
-    for qualified, module, date, instructions in _functions_file()["functions"].values():
+    functions = [
+        *_functions_file()["functions"].values(),
+        *_functions_file()["functions_under_decorator"].values(),
+    ]
+    for qualified, module, date, instructions in functions:
         out[(qualified, module)] = (date, instructions)
     # And methods (Layer.apply, which tf.layers' functions call).
     for attributes in _functions_file()["methods"].values():
@@ -321,14 +340,20 @@ def _wrap_deprecated_functions(module: types.ModuleType, module_path: str) -> No
     namespace = types.ModuleType.__getattribute__(module, "__dict__")
     whole = _functions_by_module().get(module_path, {})
     arguments = _arguments_by_module().get(module_path, {})
-    for name in sorted({*whole, *arguments}):
+    from_library = _under_decorator_by_module().get(module_path, {})
+    for name in sorted({*whole, *arguments, *from_library}):
         fn = namespace.get(name)
         if fn is None or not callable(fn) or isinstance(fn, type):
             continue
         with _lock:
             wrapper = _wrappers.get(id(fn))
             if wrapper is None:
-                wrapper = _announcing_call(fn, whole.get(name), arguments.get(name))
+                wrapper = _announcing_call(
+                    fn,
+                    whole.get(name) or from_library.get(name),
+                    arguments.get(name),
+                    name in from_library,
+                )
                 _wrappers[id(fn)] = wrapper
         namespace[name] = wrapper
     classes = _classes_by_module().get(module_path, {})
@@ -385,12 +410,13 @@ def _announcing_call(
     fn: Any,
     whole: tuple[str, str, str | None, str] | None,
     arguments: list[dict[str, Any]] | None,
+    from_library: bool = False,
 ) -> Any:
     """fn, announcing its deprecation (as a whole, and for the arguments a call passes)."""
     if arguments:
         fn = _announcing_arguments(fn, arguments)
     if whole:
-        fn = _announcing(fn, whole)
+        fn = _announcing(fn, whole, from_library)
     return fn
 
 
