@@ -509,6 +509,23 @@ def quiet_view(module: types.ModuleType) -> types.ModuleType:
     return view
 
 
+def _compat_v1_error(
+    target: types.ModuleType, name: str, error: AttributeError
+) -> AttributeError | None:
+    """TF's "no attribute" error of `tf.<path>` read through tf.compat.v1, which TF 1.15 says
+    of its own module there ('tensorflow._api.v1.compat.v1.nn'); None for any other error."""
+    from tfcluster.api import _unimplemented
+
+    path = _module_path(target)
+    if path is None:
+        return None
+    said = f"module '{_unimplemented.tf_module_name(path)}' has no attribute '{name}'"
+    if str(error) != said:
+        return None
+    module = _unimplemented.tf_compat_v1_module_name(path)
+    return AttributeError(f"module '{module}' has no attribute '{name}'", name=None, obj=None)
+
+
 class QuietModule(types.ModuleType):
     """A module of the tree as `tf.compat.v1` shows it: every read and write goes to the
     module itself, without its deprecation warnings; its submodules are views too."""
@@ -521,12 +538,18 @@ class QuietModule(types.ModuleType):
 
     def __getattr__(self, name: str) -> Any:
         target = object.__getattribute__(self, "_quiet_target")
-        if isinstance(target, DeprecatingModule):
-            # Past the warnings of DeprecatingModule.__getattribute__.
-            value = types.ModuleType.__getattribute__(target, name)
-        else:
-            # (A module of its own class, such as an unimplemented module's, answers itself.)
-            value = getattr(target, name)
+        try:
+            if isinstance(target, DeprecatingModule):
+                # Past the warnings of DeprecatingModule.__getattribute__.
+                value = types.ModuleType.__getattribute__(target, name)
+            else:
+                # (A module of its own class, such as an unimplemented module's, answers itself.)
+                value = getattr(target, name)
+        except AttributeError as e:
+            compat = _compat_v1_error(target, name, e)
+            if compat is None:
+                raise
+            raise compat from None
         return quiet_view(value) if isinstance(value, types.ModuleType) else value
 
     def __setattr__(self, name: str, value: Any) -> None:
