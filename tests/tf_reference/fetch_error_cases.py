@@ -7,9 +7,13 @@ and on tfcluster by tests/unit/test_fetch_errors.py. Python 3.7 code."""
 
 from __future__ import annotations
 
+import re
+
 try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
+    from tf_reference import deprecated_name_cases
     from tf_reference.case_tools import error
 except ImportError:
+    import deprecated_name_cases
     from case_tools import error
 
 
@@ -49,3 +53,47 @@ def fetches_that_name_nothing(tf):
 
 
 CASES = {f.__name__: f for f in (fetches_that_name_nothing,)}
+
+# Programs that stop at a fetch error: what their traceback shows of the exceptions (TF raises
+# the ValueError / TypeError while handling the graph's error, so both are printed).
+PROGRAMS = {
+    "missing_tensor_uncaught": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [2], name="x")
+with tf.Session() as sess:
+    sess.run("state_in:0", {x: [1.0, 2.0]})
+""",
+    "int_fetch_uncaught": """
+import tensorflow as tf
+c = tf.constant(1.0)
+with tf.Session() as sess:
+    sess.run(3)
+""",
+    "bad_name_uncaught": """
+import tensorflow as tf
+c = tf.constant(1.0)
+with tf.Session() as sess:
+    sess.run("a:b:c")
+""",
+    "empty_graph_run": """
+import tensorflow as tf
+with tf.Session() as sess:
+    sess.run("a:0")
+""",
+}
+
+_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception)\b|During handling|The above)")
+
+
+def exception_lines(stderr, where):
+    """The lines of a printed traceback that name an exception or join two of them."""
+    return [line for line in stderr.splitlines() if _EXCEPTION_LINE.match(line)]
+
+
+def run_program(python, module, name, env=None):
+    body = PROGRAMS[name].replace("tensorflow", module)
+    try:
+        deprecated_name_cases.run_program(python, body, exception_lines, env)
+    except RuntimeError as e:  # the program stopped, as intended: its stderr's tail
+        return exception_lines(str(e), None)
+    return None
