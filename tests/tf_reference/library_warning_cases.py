@@ -17,7 +17,9 @@ concatenated state, one cell twice in a MultiRNNCell, LSTMCell's shards), the mo
 tf.gfile, tf.logging and tf.nn imported by path (tensorflow.python.platform.gfile, ...): their
 deprecated functions warn, their names do not; and initialize_all_variables,
 initialize_variables, initialize_local_variables and batch_gather, whose deprecation TF
-announces from the file of the decorator around it (tf_should_use's, dispatch's). Every
+announces from the file of the decorator around it (tf_should_use's, dispatch's); the
+distributions' Distribution.__init__ and multinomial, and the V1 initializers' `dtype` a saved
+Keras model's config passes to from_config. Every
 "is deprecated" warning and the watched logged lines count, in order. Each program runs as a
 script
 file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
@@ -351,6 +353,29 @@ queue = tf.FIFOQueue(3, tf.float32)
 runner = tf.train.QueueRunner(queue, [queue.enqueue([1.0])])
 tf.train.add_queue_runner(runner)
 print("done")
+""",
+    "distributions_announce_their_base_and_multinomial": """
+import tensorflow as tf
+normal = tf.distributions.Normal(0.0, 1.0)
+draws = normal.sample(2, seed=1)
+categorical = tf.distributions.Categorical(logits=[0.0, 1.0])
+picks = categorical.sample(seed=3)
+counts = tf.distributions.Multinomial(3.0, probs=[0.2, 0.8]).sample(2, seed=1)
+print("done")
+""",
+    "keras_model_saved_and_loaded_announces_initializer_dtypes": """
+import os
+import tempfile
+import numpy as np
+import tensorflow as tf
+inputs = tf.keras.Input((4,))
+outputs = tf.keras.layers.Dense(2, activation="softmax")(inputs)
+model = tf.keras.Model(inputs, outputs)
+model.compile("adam", "sparse_categorical_crossentropy")
+path = os.path.join(tempfile.mkdtemp(), "model.h5")
+model.save(path)
+loaded = tf.keras.models.load_model(path)
+print(loaded.predict(np.zeros((1, 4))).shape)
 """,
 }
 

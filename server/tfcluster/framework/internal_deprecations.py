@@ -66,6 +66,10 @@ RESOURCE_COUNT_UP_TO = (
     "tensorflow.python.ops.resource_variable_ops",
 )
 COUNT_UP_TO = ("count_up_to", "tensorflow.python.ops.state_ops")
+# TF's distributions: every one's constructor calls Distribution.__init__; the categorical and
+# multinomial ones sample with the v1 multinomial.
+DISTRIBUTION = ("Distribution.__init__", "tensorflow.python.ops.distributions.distribution")
+MULTINOMIAL = ("multinomial", "tensorflow.python.ops.random_ops")
 # TF's global step read (hooks, Estimator), moving averages and slots of unknown shape read
 # their variables' initialized_value.
 INITIALIZED_VALUE = ("Variable.initialized_value", "tensorflow.python.ops.variables")
@@ -97,6 +101,14 @@ _DTYPE_TO_CALL = (
     "Call initializer instance with the dtype argument instead of passing it to the constructor"
 )
 ZEROS_DTYPE = ("Zeros.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
+
+
+def initializer_dtype(class_name: str) -> tuple[str, str, str, str]:
+    """The deprecated `dtype` of the V1 initializer class `class_name` (from_config passes
+    it)."""
+    return (f"{class_name}.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
+
+
 ONES_DTYPE = ("Ones.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
 CONSTANT_DTYPE = ("Constant.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor
 from tfcluster.framework.tensor_shape import Dimension, TensorShape
 from tfcluster.ops import array_ops, constant_op, linalg_ops, math_ops, random_ops
@@ -80,6 +80,12 @@ class Initializer:
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Initializer:
+        if "dtype" in config and cls.__module__ == __name__:
+            # TF's V1 initializers take a deprecated `dtype` (a Keras model's saved config
+            # holds it): TF announces it from here at the first such class.
+            internal_deprecations.called_internally_with_argument(
+                internal_deprecations.initializer_dtype(cls.__name__)
+            )
         return cls(**config)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.distributions import distribution, util
@@ -120,6 +120,7 @@ class Categorical(distribution.Distribution):
         else:
             logits_2d = array_ops.reshape(self.logits, [-1, self.event_size])
         sample_dtype = dtypes.int64 if self.dtype.size > 4 else dtypes.int32
+        internal_deprecations.called_internally(internal_deprecations.MULTINOMIAL)
         draws = random_sampling_ops.multinomial(logits_2d, n, seed=seed, output_dtype=sample_dtype)
         draws = array_ops.reshape(
             array_ops.transpose(draws), array_ops.concat([[n], self.batch_shape_tensor()], 0)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, tensor_shape, tensor_util
+from tfcluster.framework import dtypes, internal_deprecations, tensor_shape, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.distributions import kullback_leibler, util
@@ -52,6 +52,7 @@ class Distribution:
         graph_parents: list[Any] | None = None,
         name: str | None = None,
     ) -> None:
+        internal_deprecations.called_internally(internal_deprecations.DISTRIBUTION, 2)
         graph_parents = [] if graph_parents is None else list(graph_parents)
         for i, t in enumerate(graph_parents):
             if t is None or not isinstance(t, Tensor):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.distributions import distribution, util
@@ -102,6 +102,7 @@ class Multinomial(distribution.Distribution):
 
         def _sample_single(args: Any) -> Tensor:
             member_logits, n_draw = args[0], args[1]
+            internal_deprecations.called_internally(internal_deprecations.MULTINOMIAL)
             x = random_sampling_ops.multinomial(member_logits[None, ...], n_draw, seed)
             x = array_ops.reshape(x, shape=[n, -1])
             return math_ops.reduce_sum(array_ops.one_hot(x, depth=k), axis=-2)
@@ -202,6 +203,7 @@ class DirichletMultinomial(distribution.Distribution):
             shape=[n], alpha=self.concentration, dtype=self.dtype, seed=seed
         )
         unnormalized_logits = array_ops.reshape(math_ops.log(gammas), shape=[-1, k])
+        internal_deprecations.called_internally(internal_deprecations.MULTINOMIAL)
         draws = random_sampling_ops.multinomial(
             logits=unnormalized_logits,
             num_samples=n_draws,

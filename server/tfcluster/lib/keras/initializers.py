@@ -110,6 +110,10 @@ def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> An
         cls = objects.get(config.get("class_name", ""))
         if cls is None:
             raise ValueError(f"Unknown initializer: {config.get('class_name')}")
+        # As Keras's deserialize_keras_object: the class's from_config, where it has one.
+        from_config = getattr(cls, "from_config", None)
+        if from_config is not None:
+            return from_config(config.get("config", {}))
         return cls(**config.get("config", {}))
     if isinstance(config, str):
         found = objects.get(config)
