@@ -23,9 +23,14 @@ ctc, raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
 import types
 from collections.abc import Callable
+from typing import Any, TypeVar
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 # (qualified name, TF's module, the caller's frame) -> None; set by the public namespace.
 Reporter = Callable[[str, str, types.FrameType], None]
@@ -59,6 +64,16 @@ RESOURCE_VARIABLE_CONSTRAINT = (
     "If using Keras pass *_constraint arguments to layers.",
 )
 
+# TF's Adagrad optimizers (tf.train's, Keras's Adagrad and Ftrl) make their accumulator's
+# initializer with init_ops.constant_initializer(value, dtype=dtype): Constant.__init__'s
+# deprecated_args announces `dtype` from their file.
+CONSTANT_INITIALIZER_DTYPE = (
+    "Constant.__init__",
+    "tensorflow.python.ops.init_ops",
+    "dtype",
+    "Call initializer instance with the dtype argument instead of passing it to the constructor",
+)
+
 
 def set_argument_reporter(reporter: ArgumentReporter) -> None:
     global _argument_reporter
@@ -76,3 +91,27 @@ def called_internally(function: tuple[str, str]) -> None:
     """Where TF 1.15's own code calls the deprecated `function` (qualified name, module)."""
     if _reporter is not None:
         _reporter(function[0], function[1], sys._getframe(1))
+
+
+def deprecated_arguments(qualified: str, module: str, instructions: str, *names: str) -> Any:
+    """TF 1.15's `deprecated_args(None, instructions, *names)` on one of tfcluster's functions
+    or methods that no face module wraps (`SavedModelBuilder.add_meta_graph_and_variables`'s
+    legacy_init_op): a call passing one of `names`, by position or keyword and whatever its
+    value, announces "calling <qualified> (from <module>) with <name> is deprecated ..." from
+    the caller's line, once per function and argument."""
+
+    def decorate(fn: _F) -> _F:
+        parameters = list(inspect.signature(fn).parameters)
+        positions = {name: parameters.index(name) for name in names}
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if _argument_reporter is not None:
+                for name in names:
+                    if positions[name] < len(args) or name in kwargs:
+                        _argument_reporter(qualified, module, name, instructions, sys._getframe(1))
+            return fn(*args, **kwargs)
+
+        return call  # type: ignore[return-value]
+
+    return decorate
