@@ -97,6 +97,17 @@ w = tf.Variable(tf.ones([2]))
 step = tf.train.AdagradOptimizer(0.1).minimize(tf.reduce_sum(w * w))
 print("built")
 """,
+    "rmsprop_slots_made_with_dtype": """
+import tensorflow as tf
+w = tf.Variable(tf.ones([2]))
+step = tf.train.RMSPropOptimizer(0.1).minimize(tf.reduce_sum(w * w))
+step2 = tf.train.RMSPropOptimizer(0.1, centered=True, name="Centered").minimize(w[0] * w[1])
+ones = tf.ones_initializer(dtype=tf.float32)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    sess.run([step, step2])
+    print(sess.run(w).tolist())
+""",
     "keras_adagrad_accumulators_made_with_dtype": """
 import numpy as np
 import tensorflow as tf

@@ -65,13 +65,23 @@ RESOURCE_VARIABLE_CONSTRAINT = (
 )
 
 # TF's Adagrad optimizers (tf.train's, Keras's Adagrad and Ftrl) make their accumulator's
-# initializer with init_ops.constant_initializer(value, dtype=dtype): Constant.__init__'s
-# deprecated_args announces `dtype` from their file.
+# initializer with init_ops.constant_initializer(value, dtype=dtype), tf.train's RMSProp its
+# rms slot's with init_ops.ones_initializer(dtype=dtype): Constant.__init__'s and
+# Ones.__init__'s deprecated_args announce `dtype` from their file.
+_INITIALIZER_DTYPE = (
+    "Call initializer instance with the dtype argument instead of passing it to the constructor"
+)
 CONSTANT_INITIALIZER_DTYPE = (
     "Constant.__init__",
     "tensorflow.python.ops.init_ops",
     "dtype",
-    "Call initializer instance with the dtype argument instead of passing it to the constructor",
+    _INITIALIZER_DTYPE,
+)
+ONES_INITIALIZER_DTYPE = (
+    "Ones.__init__",
+    "tensorflow.python.ops.init_ops",
+    "dtype",
+    _INITIALIZER_DTYPE,
 )
 
 

@@ -351,6 +351,10 @@ class RMSPropOptimizer(Optimizer):
         for v in var_list:
             # TF's ones_initializer: a Const named 'ones' when small (later op seeds depend
             # on the op count), a Fill when large.
+            if v.get_shape().is_fully_defined():
+                internal_deprecations.called_internally_with_argument(
+                    internal_deprecations.ONES_INITIALIZER_DTYPE
+                )
             init = (
                 init_ops.ones_initializer(dtype=v.dtype.base_dtype)
                 if v.get_shape().is_fully_defined()
