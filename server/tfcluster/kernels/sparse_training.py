@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _eigen_psqrt, in_place
 from tfcluster.kernels import _xp_util as u
-from tfcluster.kernels import in_place
 from tfcluster.kernels.common import Compute, invalid, shape_of, shape_str
 from tfcluster.kernels.dense_updates import (
     check_proximal_adagrad_scalars,
@@ -180,7 +180,11 @@ def _adagrad(node: Any, xp: Any) -> RowsFn:
         var, accum = rows
         if update_slots:
             accum = accum + g * g
-        return [var - h["lr"] * g / xp.sqrt(accum), accum]
+        if var.ndim == 1:
+            # TF's loop over single values: lr * g / std::sqrt(a).
+            return [var - h["lr"] * g / xp.sqrt(accum), accum]
+        # TF's rows (inner dimension over 1): lr * g * a.rsqrt(), by Eigen's packets.
+        return [var - h["lr"] * g * _eigen_psqrt.xp_rsqrt_rows(xp, accum), accum]
 
     return fn
 
