@@ -1,7 +1,9 @@
 """What a TF1 training-and-export program sees of TF 1.15 beside its numbers: the SavedModel
 modules it imports by path (`from tensorflow.python.saved_model import builder, utils,
 signature_def_utils, signature_constants, tag_constants`), the deprecation warnings TF prints
-while it builds signatures, trains with Adagrad and exports with `legacy_init_op`, and the
+while it builds signatures, trains with Adagrad and exports with `legacy_init_op`, or builds
+queue-based input (string_input_producer, shuffle_batch: TF's own calls of its deprecated
+input_producer, limit_epochs, RefVariable.count_up_to, QueueRunner and add_queue_runner), and the
 flags TF's import defines before the program's own (a program printing every flag's value
 shows them). Each program runs as a script file of its own; every "... is deprecated"
 warning is compared as (whose: "program" or "library", the message without its
@@ -105,7 +107,8 @@ step2 = tf.train.RMSPropOptimizer(0.1, centered=True, name="Centered").minimize(
 ones = tf.ones_initializer(dtype=tf.float32)
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
-    sess.run([step, step2])
+    sess.run(step)
+    sess.run(step2)
     print(sess.run(w).tolist())
 """,
     "keras_adagrad_accumulators_made_with_dtype": """
@@ -115,6 +118,38 @@ m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,), kernel_initi
 m.compile(tf.keras.optimizers.Adagrad(0.1), "mse")
 m.fit(np.ones((4, 2)), np.zeros((4, 1)), verbose=0, epochs=2)
 print(m.get_weights()[0].ravel().tolist())
+""",
+    "queue_input_builders": """
+import tensorflow as tf
+names = tf.train.string_input_producer(["a.tfrecords", "b.tfrecords"], num_epochs=2)
+reader = tf.TFRecordReader()
+_, record = reader.read(names)
+value = tf.strings.length(record)
+batch = tf.train.shuffle_batch([value], batch_size=4, capacity=20, min_after_dequeue=5)
+more = tf.train.batch([value], batch_size=2)
+rows = tf.train.slice_input_producer([tf.constant([1, 2, 3])], num_epochs=1)
+limited = tf.train.limit_epochs(tf.constant([1.0]), 3)
+again = tf.train.input_producer(tf.constant([[1.0]]))
+runner = tf.train.QueueRunner(tf.FIFOQueue(2, tf.float32), [tf.no_op()])
+tf.train.add_queue_runner(runner)
+print(len(tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)))
+""",
+    "queue_input_without_epochs": """
+import tensorflow as tf
+names = tf.train.string_input_producer(["a.tfrecords"])
+rows = tf.train.range_input_producer(10, num_epochs=3)
+print(len(tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)))
+""",
+    "variables_count_up_to": """
+import tensorflow as tf
+v = tf.Variable(0, name="v")
+c = v.count_up_to(3)
+w = tf.get_variable("w", initializer=tf.constant(0, tf.int64), use_resource=True)
+d = w.count_up_to(3)
+e = tf.count_up_to(v, 4)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    print([sess.run(c), sess.run(d), sess.run(e)])
 """,
     "flags_defined_by_the_import": """
 import tensorflow as tf

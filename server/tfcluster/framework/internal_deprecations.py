@@ -50,6 +50,50 @@ DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.o
 LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
 
 
+# The queue-based input builders of tf.train call TF 1.15's deprecated input_producer,
+# range_input_producer, limit_epochs, QueueRunner and add_queue_runner, and limit_epochs a
+# variable's count_up_to, which calls state_ops.count_up_to.
+_TRAINING_INPUT = "tensorflow.python.training.input"
+_QUEUE_RUNNERS = "tensorflow.python.training.queue_runner_impl"
+INPUT_PRODUCER = ("input_producer", _TRAINING_INPUT)
+RANGE_INPUT_PRODUCER = ("range_input_producer", _TRAINING_INPUT)
+LIMIT_EPOCHS = ("limit_epochs", _TRAINING_INPUT)
+QUEUE_RUNNER = ("QueueRunner.__init__", _QUEUE_RUNNERS)
+ADD_QUEUE_RUNNER = ("add_queue_runner", _QUEUE_RUNNERS)
+COUNT_UP_TO = ("count_up_to", "tensorflow.python.ops.state_ops")
+
+# Deprecated methods TF 1.15 names by the class that defines them (a variable's count_up_to:
+# RefVariable's or BaseResourceVariable's): (qualified name, module, date, instructions).
+REF_VARIABLE_COUNT_UP_TO = (
+    "RefVariable.count_up_to",
+    "tensorflow.python.ops.variables",
+    None,
+    "Prefer Dataset.range instead.",
+)
+RESOURCE_VARIABLE_COUNT_UP_TO = (
+    "BaseResourceVariable.count_up_to",
+    "tensorflow.python.ops.resource_variable_ops",
+    None,
+    "Prefer Dataset.range instead.",
+)
+# (qualified name, TF's module, date, instructions, the frame to name) -> None.
+WholeReporter = Callable[[str, str, "str | None", str, types.FrameType], None]
+_whole_reporter: WholeReporter | None = None
+
+
+def set_whole_reporter(reporter: WholeReporter) -> None:
+    global _whole_reporter
+    _whole_reporter = reporter
+
+
+def called_by_caller(deprecation: tuple[str, str, str | None, str]) -> None:
+    """Called first thing by a tfcluster method that TF 1.15 deprecates under its own class's
+    name (no face module wraps it): announces it once, from the line that called the method
+    (a program's, or tfcluster's where TF's own code calls it)."""
+    if _whole_reporter is not None:
+        _whole_reporter(*deprecation, sys._getframe(2))
+
+
 def set_reporter(reporter: Reporter) -> None:
     global _reporter
     _reporter = reporter

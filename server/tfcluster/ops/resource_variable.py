@@ -310,9 +310,13 @@ class ResourceVariable(Variable):
         return self._resource_scatter("Update", sparse_delta, name)
 
     def count_up_to(self, limit: int) -> Tensor:
+        """Deprecated as TF 1.15's BaseResourceVariable.count_up_to."""
+        internal_deprecations.called_by_caller(internal_deprecations.RESOURCE_VARIABLE_COUNT_UP_TO)
         return make_op(
             "ResourceCountUpTo", [self._variable], {"limit": limit, "T": self._dtype}
         ).outputs[0]
+
+    count_up_to._tf_announces = True  # type: ignore[attr-defined]  # (not the face's wrapper)
 
     def load(self, value: Any, session: Any = None) -> None:
         from tfcluster.framework.default_session import get_default_session_or_raise

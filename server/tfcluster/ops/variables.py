@@ -7,7 +7,7 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.graph import (
     GraphKeys,
@@ -549,8 +549,13 @@ class Variable(metaclass=_VariableMeta):
         return scatter_ops.scatter_nd_update(self._variable, indices, updates, True, name)
 
     def count_up_to(self, limit: int) -> Tensor:
-        """Increments this (int32/int64 scalar) variable until it reaches limit."""
+        """Increments this (int32/int64 scalar) variable until it reaches limit. Deprecated
+        as TF 1.15's RefVariable.count_up_to, which calls the deprecated state_ops one."""
+        internal_deprecations.called_by_caller(internal_deprecations.REF_VARIABLE_COUNT_UP_TO)
+        internal_deprecations.called_internally(internal_deprecations.COUNT_UP_TO)
         return state_ops.count_up_to(self._variable, limit=limit)
+
+    count_up_to._tf_announces = True  # type: ignore[attr-defined]  # (not the face's wrapper)
 
     def eval(self, session: Any = None) -> Any:
         return self._variable.eval(session=session)

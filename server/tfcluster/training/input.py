@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, tensor_util
+from tfcluster.framework import dtypes, internal_deprecations, tensor_util
 from tfcluster.framework.graph import (
     GraphKeys,
     Operation,
@@ -57,9 +57,19 @@ def match_filenames_once(pattern: Any, name: str | None = None) -> Variable:
         )
 
 
+def _add_queue_runner(queue: Any, enqueue_ops: list[Any], cancel_op: Any = None) -> None:
+    """A QueueRunner of enqueue_ops in the graph's QUEUE_RUNNERS; TF's builders construct it
+    and call add_queue_runner, both deprecated in TF 1.15 (announced at their first use)."""
+    internal_deprecations.called_internally(internal_deprecations.QUEUE_RUNNER)
+    runner = queue_runner.QueueRunner(queue, enqueue_ops, cancel_op=cancel_op)
+    internal_deprecations.called_internally(internal_deprecations.ADD_QUEUE_RUNNER)
+    queue_runner.add_queue_runner(runner)
+
+
 def limit_epochs(tensor: Any, num_epochs: int | None = None, name: str | None = None) -> Tensor:
     """`tensor`, num_epochs times; after that, evaluating it raises OutOfRangeError. The count
     is a local variable `epochs` (initialize local variables)."""
+    internal_deprecations.called_internally(internal_deprecations.LIMIT_EPOCHS)
     if num_epochs is None:
         return tensor  # type: ignore[no-any-return]
     if num_epochs <= 0:
@@ -88,6 +98,7 @@ def input_producer(
 ) -> data_flow_ops.FIFOQueue:
     """A queue that a QueueRunner fills with the rows of input_tensor, each epoch (shuffled
     unless shuffle=False), num_epochs times or forever."""
+    internal_deprecations.called_internally(internal_deprecations.INPUT_PRODUCER)
     with name_scope(name, "input_producer", [input_tensor]):
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         element_shape = input_tensor.shape[1:].merge_with(as_shape(element_shape))
@@ -107,7 +118,7 @@ def input_producer(
             name=name,  # type: ignore[arg-type]
         )
         enq = q.enqueue_many([input_tensor])
-        queue_runner.add_queue_runner(queue_runner.QueueRunner(q, [enq], cancel_op=cancel_op))
+        _add_queue_runner(q, [enq], cancel_op)
         if summary_name is not None:
             summary_ops.scalar(
                 summary_name, math_ops.cast(q.size(), dtypes.float32) * (1.0 / capacity)
@@ -169,6 +180,7 @@ def range_input_producer(
     name: str | None = None,
 ) -> data_flow_ops.FIFOQueue:
     """A queue of the integers 0 .. limit-1, each epoch."""
+    internal_deprecations.called_internally(internal_deprecations.RANGE_INPUT_PRODUCER)
     with name_scope(name, "input_producer", [limit]) as scope:
         range_tensor = math_ops.range(limit)
         return input_producer(
@@ -488,7 +500,7 @@ def _enqueue_join(
             _smart_cond(keep_input, functools.partial(enqueue_fn, tl), control_flow_ops.no_op)
             for tl in tensor_list_list
         ]
-    queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, ops))
+    _add_queue_runner(queue, ops)
 
 
 def _enqueue(
@@ -504,7 +516,7 @@ def _enqueue(
     else:
         op = _smart_cond(keep_input, lambda: enqueue_fn(tensor_list), control_flow_ops.no_op)
     # The same op, run by `threads` threads.
-    queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, [op] * threads))
+    _add_queue_runner(queue, [op] * threads)
 
 
 def _which_queue(dynamic_pad: bool) -> Any:
