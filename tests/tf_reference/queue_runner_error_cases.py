@@ -4,8 +4,10 @@ Error reported to Coordinator: <class '...'>, message", or with the traceback fo
 tuple), keeps it for join(), and keeps none given after a stop request; a callable made
 without a feed_list (a QueueRunner's enqueue) raises the runtime's bare message
 ("[[{{node X}}]]"), while one made with a feed_list, as Session.run, names the node's
-definition. Each program runs as a script file of its own; its stdout and the Coordinator's
-log lines (the error class's module left out) are compared. Written once for TF 1.15
+definition; a QueueRunner logs an error it raises ("Exception in QueueRunner: ...") and says
+nothing of the errors it ignores (TF's vlog(1)) when closing or cancelling its queue. Each
+program runs as a script file of its own; its stdout and those log lines (the error class's
+module left out) are compared. Written once for TF 1.15
 (record_queue_runner_errors.py) and tfcluster (tests/unit/test_queue_runner_errors.py); kept
 runnable on Python 3.7."""
 
@@ -96,6 +98,28 @@ with tf.Session() as sess:
     except tf.errors.InvalidArgumentError as e:
         print("join", type(e).__name__, repr(str(e)))
 """,
+    "queue_runner_logs": """
+import logging
+import tensorflow as tf
+logging.basicConfig(level=logging.DEBUG, format="%(levelname)s:%(name)s:%(message)s")
+q = tf.FIFOQueue(2, tf.float32)
+qr = tf.train.QueueRunner(q, [q.enqueue(1.0)])
+bad_q = tf.FIFOQueue(2, tf.float32)
+failing = tf.check_numerics(tf.constant(float("nan")), "bad value")
+bad = tf.train.QueueRunner(bad_q, [bad_q.enqueue(failing)])
+with tf.Session() as sess:
+    sess.run(q.close())
+    for t in qr.create_threads(sess, start=True):
+        t.join()
+    print("closed queue's runner done", qr.exceptions_raised)
+    coord = tf.train.Coordinator()
+    coord.request_stop()
+    for t in qr.create_threads(sess, coord=coord, start=True):
+        t.join()
+    for t in bad.create_threads(sess, daemon=True, start=True):
+        t.join()
+    print([type(e).__name__ for e in bad.exceptions_raised])
+""",
 }
 
 _ERROR_CLASS = re.compile(r"<class '[\w.]*\.(\w+)'>")
@@ -103,10 +127,13 @@ _ERROR_CLASS = re.compile(r"<class '[\w.]*\.(\w+)'>")
 
 def coordinator_lines(stderr, where):
     """The Coordinator's "Error reported" log lines, and the last line of the traceback it
-    logs with an exc_info tuple; an error class named without its module."""
+    logs with an exc_info tuple; an error class named without its module; and what a
+    QueueRunner logs ("Exception in QueueRunner", "Ignored exception")."""
     out = []
     lines = stderr.splitlines()
     for i, line in enumerate(lines):
+        if "Exception in QueueRunner" in line or "Ignored exception" in line:
+            out.append(line)
         if line.startswith("INFO:tensorflow:Error reported to Coordinator"):
             out.append(_ERROR_CLASS.sub(r"<class '\1'>", line))
             if i + 1 < len(lines) and lines[i + 1].startswith("Traceback"):
