@@ -151,6 +151,23 @@ with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     print([sess.run(c), sess.run(d), sess.run(e)])
 """,
+    "boolean_mask_then_where": """
+import tensorflow as tf
+x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+picked = tf.boolean_mask(x, [True, False])
+w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
+with tf.Session() as sess:
+    print(sess.run(picked).tolist(), sess.run(w).tolist())
+""",
+    "supervisor_reports_uninitialized_variables": """
+import tempfile
+import tensorflow as tf
+v = tf.Variable(1.0, name="v")
+step = tf.train.get_or_create_global_step()
+sv = tf.train.Supervisor(logdir=tempfile.mkdtemp(), save_model_secs=0, save_summaries_secs=0)
+with sv.managed_session() as sess:
+    print(sess.run(v))
+""",
     "flags_defined_by_the_import": """
 import tensorflow as tf
 tf.app.flags.DEFINE_integer("epochs", 3, "Number of epochs")
