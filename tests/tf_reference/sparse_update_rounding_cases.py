@@ -2,7 +2,9 @@
 first) as TF 1.15's CPU kernels round them: SparseApplyAdagrad takes each row of a variable of
 rank 2 or more as one Eigen expression, lr * g * a.rsqrt(), its whole packets of 8 floats by
 the fast-math rsqrt (not correctly rounded) and the rest of the row as 1 / std::sqrt, and a
-rank-1 variable's values as lr * g / std::sqrt(a). Each case is `fn(tf) -> dict of plain
+rank-1 variable's values as lr * g / std::sqrt(a); SparseApplyRMSProp (and its centered form)
+rows as (ms + eps).rsqrt() * lr * g, SparseApplyAdagradV2 (Keras's Adagrad) rows as
+lr * g / (a.sqrt() + eps), their roots by the same packets. Each case is `fn(tf) -> dict of plain
 values`, recorded under TF 1.15 by record_sparse_update_rounding.py and compared bit for bit
 by tests/unit/test_sparse_update_rounding.py. Python 3.7 code."""
 
@@ -20,7 +22,8 @@ def _train(tf, shape, make_optimizer, steps=3, use_resource=False):
     with tf.Graph().as_default():
         w = tf.get_variable("w", initializer=start, use_resource=use_resource)
         loss = tf.reduce_sum(tf.gather(w, _IDS) * upstream)
-        step = make_optimizer(tf).minimize(loss)
+        grads = tf.gradients(loss, [w])
+        step = make_optimizer(tf).apply_gradients(list(zip(grads, [w])))
         values = []
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
@@ -58,6 +61,30 @@ def adagrad_resource_rows(tf):
     return _train(tf, (9, 11), lambda tf: tf.train.AdagradOptimizer(0.3), use_resource=True)
 
 
+def rms_prop_rows(tf):
+    """Rows of 13: (ms + eps).rsqrt() * lr * g by packets, then the row's tail."""
+    return _train(tf, (9, 13), lambda tf: tf.train.RMSPropOptimizer(0.01, momentum=0.5))
+
+
+def rms_prop_vector(tf):
+    return _train(tf, (9,), lambda tf: tf.train.RMSPropOptimizer(0.01, momentum=0.5))
+
+
+def centered_rms_prop_rows(tf):
+    return _train(
+        tf, (9, 20), lambda tf: tf.train.RMSPropOptimizer(0.01, momentum=0.9, centered=True)
+    )
+
+
+def keras_adagrad_rows(tf):
+    """Keras's Adagrad: SparseApplyAdagradV2, lr * g / (a.sqrt() + epsilon) by packets."""
+    return _train(tf, (9, 13), lambda tf: tf.keras.optimizers.Adagrad(0.3), use_resource=True)
+
+
+def keras_adagrad_vector(tf):
+    return _train(tf, (9,), lambda tf: tf.keras.optimizers.Adagrad(0.3), use_resource=True)
+
+
 CASES = {
     "adagrad_rows_of_packets_and_a_tail": adagrad_rows_of_packets_and_a_tail,
     "adagrad_rows_of_whole_packets": adagrad_rows_of_whole_packets,
@@ -65,4 +92,9 @@ CASES = {
     "adagrad_short_rows": adagrad_short_rows,
     "adagrad_vector": adagrad_vector,
     "adagrad_resource_rows": adagrad_resource_rows,
+    "rms_prop_rows": rms_prop_rows,
+    "rms_prop_vector": rms_prop_vector,
+    "centered_rms_prop_rows": centered_rms_prop_rows,
+    "keras_adagrad_rows": keras_adagrad_rows,
+    "keras_adagrad_vector": keras_adagrad_vector,
 }

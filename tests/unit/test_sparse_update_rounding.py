@@ -1,7 +1,8 @@
-"""A variable's bits after sparse Adagrad steps (a gather's gradient, duplicate rows summed)
-match TF 1.15's CPU kernels: each row of a variable of rank 2 or more as one Eigen expression
-(lr * g * rsqrt(a), its whole packets of 8 by the fast-math rsqrt, the rest 1 / sqrt), a
-rank-1 variable's values as lr * g / sqrt(a). Recorded by
+"""A variable's bits after sparse Adagrad, RMSProp and Keras Adagrad steps (a gather's
+gradient, duplicate rows summed) match TF 1.15's CPU kernels: each row of a variable of rank 2
+or more as one Eigen expression (lr * g * rsqrt(a); (ms + eps).rsqrt() * lr * g;
+lr * g / (sqrt(a) + eps)), its whole packets of 8 by the fast-math root, the rest exactly; a
+rank-1 variable's values as TF's loop over single values takes them. Recorded by
 tests/tf_reference/record_sparse_update_rounding.py."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ AREA = "sparse_update_rounding"
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_sparse_adagrad_rounds_as_tf(name: str) -> None:
+def test_sparse_update_rounds_as_tf(name: str) -> None:
     expected = reference.case(AREA, name)["values"]
     actual = CASES[name](tf)["values"]
     assert len(actual) == len(expected)

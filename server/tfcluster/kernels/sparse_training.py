@@ -196,7 +196,8 @@ def _adagrad_v2(node: Any, xp: Any) -> RowsFn:
         var, accum = rows
         if update_slots:
             accum = accum + g * g
-        return [var - g * h["lr"] / (xp.sqrt(accum) + h["epsilon"]), accum]
+        # TF's rows: lr * g / (a.sqrt() + epsilon), the root by Eigen's packets.
+        return [var - h["lr"] * g / (_eigen_psqrt.xp_sqrt_rows(xp, accum) + h["epsilon"]), accum]
 
     return fn
 
@@ -220,7 +221,9 @@ def _rms_prop(node: Any, xp: Any) -> RowsFn:
         var, ms, mom = rows
         rho = h["rho"]
         ms = ms * rho + g * g * (1 - rho)
-        mom = mom * h["momentum"] + h["lr"] * g / xp.sqrt(ms + h["epsilon"])
+        # TF's rows: (ms + eps).rsqrt() * lr * g, the rsqrt by Eigen's packets.
+        rate = _eigen_psqrt.xp_rsqrt_rows(xp, ms + h["epsilon"])
+        mom = mom * h["momentum"] + rate * h["lr"] * g
         return [var - mom, ms, mom]
 
     return fn
@@ -233,7 +236,8 @@ def _centered_rms_prop(node: Any, xp: Any) -> RowsFn:
         ms = ms * rho + g * g * (1 - rho)
         mg = mg * rho + g * (1 - rho)
         denominator = ms + h["epsilon"] - mg * mg
-        mom = mom * h["momentum"] + h["lr"] * g / xp.sqrt(denominator)
+        rate = _eigen_psqrt.xp_rsqrt_rows(xp, denominator)
+        mom = mom * h["momentum"] + rate * h["lr"] * g
         return [var - mom, mg, ms, mom]
 
     return fn
