@@ -4,9 +4,11 @@ rank 2 or more as one Eigen expression, lr * g * a.rsqrt(), its whole packets of
 the fast-math rsqrt (not correctly rounded) and the rest of the row as 1 / std::sqrt, and a
 rank-1 variable's values as lr * g / std::sqrt(a); SparseApplyRMSProp (and its centered form)
 rows as (ms + eps).rsqrt() * lr * g, SparseApplyAdagradV2 (Keras's Adagrad) rows as
-lr * g / (a.sqrt() + eps), their roots by the same packets. Each case is `fn(tf) -> dict of plain
-values`, recorded under TF 1.15 by record_sparse_update_rounding.py and compared bit for bit
-by tests/unit/test_sparse_update_rounding.py. Python 3.7 code."""
+lr * g / (a.sqrt() + eps), Adadelta's, ProximalAdagrad's, AdagradDA's and FTRL's rows
+likewise (a shrink step with l1, whose sign() Eigen does not vectorise, value by value; FTRL's
+other powers by glibc's powf), their roots by the same packets. Each case is
+`fn(tf) -> dict of plain values`, recorded under TF 1.15 by record_sparse_update_rounding.py
+and compared bit for bit by tests/unit/test_sparse_update_rounding.py. Python 3.7 code."""
 
 from __future__ import annotations
 
@@ -85,6 +87,56 @@ def keras_adagrad_vector(tf):
     return _train(tf, (9,), lambda tf: tf.keras.optimizers.Adagrad(0.3), use_resource=True)
 
 
+def adadelta_rows(tf):
+    return _train(tf, (9, 13), lambda tf: tf.train.AdadeltaOptimizer(1.0))
+
+
+def proximal_adagrad_rows(tf):
+    return _train(
+        tf,
+        (9, 13),
+        lambda tf: tf.train.ProximalAdagradOptimizer(0.3, l1_regularization_strength=0.01),
+    )
+
+
+def proximal_adagrad_rows_without_l1(tf):
+    return _train(tf, (9, 13), lambda tf: tf.train.ProximalAdagradOptimizer(0.3))
+
+
+def ftrl_rows(tf):
+    return _train(tf, (9, 13), lambda tf: tf.train.FtrlOptimizer(0.3))
+
+
+def ftrl_rows_other_power(tf):
+    return _train(tf, (9, 13), lambda tf: tf.train.FtrlOptimizer(0.3, learning_rate_power=-0.7))
+
+
+def adagrad_da_rows(tf):
+    def make(tf):
+        step = tf.train.get_or_create_global_step()
+        return tf.train.AdagradDAOptimizer(0.3, step)
+
+    return _train(tf, (9, 13), make)
+
+
+def ftrl_dense_other_power(tf):
+    """The dense update's powers too: glibc's powf value by value."""
+    rng = np.random.RandomState(3)
+    start = rng.uniform(-1.0, 1.0, (7, 5)).astype(np.float32)
+    upstream = rng.uniform(-2.0, 2.0, (7, 5)).astype(np.float32)
+    with tf.Graph().as_default():
+        w = tf.get_variable("w", initializer=start)
+        loss = tf.reduce_sum(w * w * upstream)
+        step = tf.train.FtrlOptimizer(0.3, learning_rate_power=-0.7).minimize(loss)
+        values = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(step)
+                values.append(sess.run(w).ravel().tolist())
+        return {"values": values}
+
+
 CASES = {
     "adagrad_rows_of_packets_and_a_tail": adagrad_rows_of_packets_and_a_tail,
     "adagrad_rows_of_whole_packets": adagrad_rows_of_whole_packets,
@@ -97,4 +149,11 @@ CASES = {
     "centered_rms_prop_rows": centered_rms_prop_rows,
     "keras_adagrad_rows": keras_adagrad_rows,
     "keras_adagrad_vector": keras_adagrad_vector,
+    "adadelta_rows": adadelta_rows,
+    "proximal_adagrad_rows": proximal_adagrad_rows,
+    "proximal_adagrad_rows_without_l1": proximal_adagrad_rows_without_l1,
+    "ftrl_rows": ftrl_rows,
+    "ftrl_rows_other_power": ftrl_rows_other_power,
+    "adagrad_da_rows": adagrad_da_rows,
+    "ftrl_dense_other_power": ftrl_dense_other_power,
 }

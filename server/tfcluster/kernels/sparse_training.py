@@ -248,7 +248,13 @@ def _adadelta(node: Any, xp: Any) -> RowsFn:
         var, accum, accum_update = rows
         rho, eps = h["rho"], h["epsilon"]
         accum = accum * rho + g * g * (1 - rho)
-        update = xp.sqrt(accum_update + eps) / xp.sqrt(accum + eps) * g
+        if var.ndim == 1:
+            update = xp.sqrt(accum_update + eps) / xp.sqrt(accum + eps) * g
+            accum_update = accum_update * rho + update * update * (1 - rho)
+            return [var - update * h["lr"], accum, accum_update]
+        # TF's rows: sqrt(au + eps) * rsqrt(acc + eps) * g, its roots by Eigen's packets.
+        rate = _eigen_psqrt.xp_rsqrt_rows(xp, accum + eps)
+        update = _eigen_psqrt.xp_sqrt_rows(xp, accum_update + eps) * rate * g
         accum_update = accum_update * rho + update * update * (1 - rho)
         return [var - update * h["lr"], accum, accum_update]
 
@@ -268,8 +274,16 @@ def _proximal_adagrad(node: Any, xp: Any) -> RowsFn:
     def fn(rows: list[Any], g: Any, h: dict[str, Any]) -> list[Any]:
         var, accum = rows
         accum = accum + g * g
-        rate = h["lr"] / xp.sqrt(accum)
-        return [proximal_step(xp, var - g * rate, rate, h["l1"], h["l2"]), accum]
+        if var.ndim == 1:
+            rate = h["lr"] / xp.sqrt(accum)
+            return [proximal_step(xp, var - g * rate, rate, h["l1"], h["l2"]), accum]
+        # TF's rows: the rate lr * a.rsqrt() inside each of two expressions, var - g * rate
+        # by Eigen's packets; the shrink step with l1 (its sign() not vectorised) value by
+        # value, without l1 by packets.
+        packed_rate = h["lr"] * _eigen_psqrt.xp_rsqrt_rows(xp, accum)
+        prox = var - g * packed_rate
+        rate = h["lr"] * (1 / xp.sqrt(accum)) if float(h["l1"]) > 0 else packed_rate
+        return [proximal_step(xp, prox, rate, h["l1"], h["l2"]), accum]
 
     return fn
 
@@ -282,11 +296,14 @@ def _adagrad_da(node: Any, xp: Any) -> RowsFn:
         ga = ga + g
         gga = gga + g * g
         # TF's row form: -sign(ga) * max(|ga| / step - l1, 0) / (l2 + sqrt(gga) / (step * lr))
+        # (sign() not vectorised: exact roots), without l1 -(ga / step) / (...) by packets.
         if float(l1) > 0:
             numerator = -xp.sign(ga) * xp.maximum(xp.abs(ga) / step - l1, 0)
+            root = xp.sqrt(gga)
         else:
             numerator = -(ga / step)
-        return [numerator / (l2 + xp.sqrt(gga) / (step * lr)), ga, gga]
+            root = _eigen_psqrt.xp_sqrt_rows(xp, gga)
+        return [numerator / (l2 + root / (step * lr)), ga, gga]
 
     return fn
 
@@ -297,10 +314,25 @@ def _ftrl(shrinkage: bool) -> Callable[[Any, Any], RowsFn]:
             var, accum, linear = rows
             lr, l1, l2, lr_power = h["lr"], h["l1"], h["l2"], h["lr_power"]
             shrunk = g + 2 * h["l2_shrinkage"] * var if shrinkage else g
+            if var.ndim == 1:
+                new_accum = accum + g * g
+                sigma = ftrl_power(xp, new_accum, lr_power) - ftrl_power(xp, accum, lr_power)
+                sigma = sigma / lr
+                linear = linear + shrunk - sigma * var
+                quadratic = ftrl_power(xp, new_accum, lr_power) / lr + 2 * l2
+                var = (xp.clip(linear, -l1, l1) - linear) / quadratic
+                return [var, new_accum, linear]
+            # TF's rows: one Eigen expression each, roots by packets; `linear += grad -
+            # sigma * var`.
             new_accum = accum + g * g
-            sigma = (ftrl_power(xp, new_accum, lr_power) - ftrl_power(xp, accum, lr_power)) / lr
-            linear = linear + shrunk - sigma * var
-            quadratic = ftrl_power(xp, new_accum, lr_power) / lr + 2 * l2
+            if float(lr_power) == -0.5:
+                new_root = _eigen_psqrt.xp_sqrt_rows(xp, new_accum)
+                sigma = (new_root - _eigen_psqrt.xp_sqrt_rows(xp, accum)) / lr
+            else:
+                new_root = ftrl_power(xp, new_accum, lr_power)
+                sigma = (new_root - ftrl_power(xp, accum, lr_power)) / lr
+            linear = linear + (shrunk - sigma * var)
+            quadratic = new_root / lr + 2 * l2
             var = (xp.clip(linear, -l1, l1) - linear) / quadratic
             return [var, new_accum, linear]
 
