@@ -119,6 +119,30 @@ def adagrad_da_rows(tf):
     return _train(tf, (9, 13), make)
 
 
+def adagrad_da_vector(tf):
+    """A rank-1 variable: TF's loop over single values, in double."""
+
+    def make(tf):
+        step = tf.train.get_or_create_global_step()
+        return tf.train.AdagradDAOptimizer(0.3, step, l2_regularization_strength=0.1)
+
+    return _train(tf, (9,), make)
+
+
+def proximal_adagrad_vector(tf):
+    return _train(
+        tf,
+        (9,),
+        lambda tf: tf.train.ProximalAdagradOptimizer(
+            0.3, l1_regularization_strength=0.01, l2_regularization_strength=0.1
+        ),
+    )
+
+
+def ftrl_vector(tf):
+    return _train(tf, (9,), lambda tf: tf.train.FtrlOptimizer(0.3, l2_regularization_strength=0.1))
+
+
 def ftrl_dense_other_power(tf):
     """The dense update's powers too: glibc's powf value by value."""
     rng = np.random.RandomState(3)
@@ -156,4 +180,7 @@ CASES = {
     "ftrl_rows_other_power": ftrl_rows_other_power,
     "adagrad_da_rows": adagrad_da_rows,
     "ftrl_dense_other_power": ftrl_dense_other_power,
+    "adagrad_da_vector": adagrad_da_vector,
+    "proximal_adagrad_vector": proximal_adagrad_vector,
+    "ftrl_vector": ftrl_vector,
 }

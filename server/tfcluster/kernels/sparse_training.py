@@ -275,8 +275,13 @@ def _proximal_adagrad(node: Any, xp: Any) -> RowsFn:
         var, accum = rows
         accum = accum + g * g
         if var.ndim == 1:
+            # TF's loop over single values: its shrink divides by 1.0 + l2 * rate in double.
             rate = h["lr"] / xp.sqrt(accum)
-            return [proximal_step(xp, var - g * rate, rate, h["l1"], h["l2"]), accum]
+            prox = var - rate * g
+            if float(h["l1"]) > 0:
+                prox = xp.sign(prox) * xp.maximum(xp.abs(prox) - rate * h["l1"], 0)
+            shrink = 1.0 + (h["l2"] * rate).astype(xp.float64)
+            return [(prox.astype(xp.float64) / shrink).astype(var.dtype), accum]
         # TF's rows: the rate lr * a.rsqrt() inside each of two expressions, var - g * rate
         # by Eigen's packets; the shrink step with l1 (its sign() not vectorised) value by
         # value, without l1 by packets.
@@ -288,9 +293,29 @@ def _proximal_adagrad(node: Any, xp: Any) -> RowsFn:
     return fn
 
 
+def _adagrad_da_values(xp: Any, ga: Any, gga: Any, g: Any, h: dict[str, Any]) -> list[Any]:
+    """TF's loop over a rank-1 variable's single values, in double: the accumulators add the
+    gradient in double, the step -sign(ga) * lr * max(|ga| - step * l1, 0) (or -ga * lr)
+    over step * l2 * lr + sqrt(gga)."""
+    f64 = xp.float64
+    lr, l1, l2 = (xp.asarray(h[k]).astype(f64) for k in ("lr", "l1", "l2"))
+    step = float(np.asarray(h["global_step"]))
+    g64 = g.astype(f64)
+    ga = (ga.astype(f64) + g64).astype(ga.dtype)
+    gga = (gga.astype(f64) + g64 * g64).astype(gga.dtype)
+    denominator = step * l2 * lr + xp.sqrt(gga).astype(f64)
+    if float(l1) > 0:
+        numerator = xp.sign(-ga).astype(f64) * lr * xp.maximum(xp.abs(ga) - step * l1, 0.0)
+    else:
+        numerator = -ga.astype(f64) * lr
+    return [(numerator / denominator).astype(ga.dtype), ga, gga]
+
+
 def _adagrad_da(node: Any, xp: Any) -> RowsFn:
     def fn(rows: list[Any], g: Any, h: dict[str, Any]) -> list[Any]:
         _, ga, gga = rows
+        if ga.ndim == 1:
+            return _adagrad_da_values(xp, ga, gga, g, h)
         lr, l1, l2 = h["lr"], h["l1"], h["l2"]
         step = xp.asarray(h["global_step"].astype(ga.dtype))
         ga = ga + g
