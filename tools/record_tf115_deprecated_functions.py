@@ -7,7 +7,8 @@ deprecated_args or deprecated_arg_values decorator's record (argument_deprecatio
 the same for classes whose own __init__ carries the decorators ("classes",
 "class_arguments"), and {"methods": {public class name: {attribute: [qualified name, module,
 date, instructions, kind]}}} for their deprecated methods and properties
-(method_deprecations_of).
+(method_deprecations_of), and "internal_methods" for those of classes TF's own code uses
+(INTERNAL_CLASSES).
 
 TF prints, on a program's first call of such a function, "From prog.py:3: dense (from
 tensorflow.python.layers.core) is deprecated and will be removed in a future version.
@@ -21,6 +22,7 @@ Run with TF 1.15 itself (Python 3.7; the project never needs TensorFlow):
     /tmp/tf115/bin/python tools/record_tf115_deprecated_functions.py
 """
 
+import importlib
 import inspect
 import json
 import os
@@ -165,6 +167,15 @@ def method_deprecations_of(cls):
     return out
 
 
+# Classes TF's own code uses that the public API does not name, whose deprecated methods TF's
+# code calls (limit_epochs calls RefVariable.count_up_to): {"internal_methods": {module path
+# of the class: {attribute: [...]}}}.
+INTERNAL_CLASSES = (
+    "tensorflow.python.ops.variables.RefVariable",
+    "tensorflow.python.ops.resource_variable_ops.BaseResourceVariable",
+)
+
+
 def main():
     table, by_arguments, classes, class_arguments, methods = {}, {}, {}, {}, {}
     for module in list(sys.modules.values()):
@@ -197,12 +208,21 @@ def main():
             arguments = argument_deprecations_of(value)
             if arguments:
                 (class_arguments if is_class else by_arguments)[full] = arguments
+    internal_methods = {}
+    for path in INTERNAL_CLASSES:
+        module_name, _, class_name = path.rpartition(".")
+        found_methods = method_deprecations_of(
+            getattr(importlib.import_module(module_name), class_name)
+        )
+        if found_methods:
+            internal_methods[path] = found_methods
     out = {
         "functions": table,
         "arguments": by_arguments,
         "classes": classes,
         "class_arguments": class_arguments,
         "methods": methods,
+        "internal_methods": internal_methods,
     }
     with open(OUT, "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)

@@ -5,12 +5,15 @@ SIGCONT) and kills and restarts workers, the chief included, and freezes each ps
 for the workers to give it up (their steps fail, MonitoredTrainingSession makes new sessions).
 
 After every disturbance training makes progress (the global step grows), a worker that was
-killed comes back and steps again, no task server dies on its own, and the ps processes' RSS,
-thread count and open file descriptors stay within a fixed bound of what they were after the
-warm-up: nothing grows per disturbance (dead peers' connections, streams, step state). The
-chief saves checkpoints; when it is killed, the one that starts again restores the latest.
+killed comes back and steps again, no task server dies on its own, and nothing grows per
+disturbance in the ps processes (dead peers' connections, streams, step state): the same round
+of disturbances runs twice, and the second round leaves each ps's thread count and open file
+descriptors within a small slack of the peak the first round reached (threads a ps starts
+lazily, once per peer or per pool slot, are all there by then; anything kept per disturbance
+grows again), and its RSS within a fixed bound of the warm-up's. The chief saves checkpoints;
+when it is killed, the one that starts again restores the latest.
 
-Marked `slow` (about a minute on two cores); `make test` runs it like every other test."""
+Marked `slow` (about two minutes on two cores); `make test` runs it like every other test."""
 
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 import pytest
 from support.cluster_processes import Cluster, TaskProcess, cluster_flag, free_ports
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(420)]
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NUM_PS = 2
@@ -42,10 +45,13 @@ PS_FREEZE_SECS = 3.0
 # Progress after a disturbance: this many more global steps within PROGRESS_SECS.
 PROGRESS_STEPS = 20
 PROGRESS_SECS = 45.0
-# Growth allowed over the warm-up figures of each ps, whatever the number of disturbances.
+# RSS growth allowed over the warm-up, whatever the number of disturbances.
 RSS_GROWTH_MB = 32.0
-THREAD_GROWTH = 5
-FD_GROWTH = 4
+# Threads and descriptors the second round may hold over the first round's peak: connections
+# being replaced at the instant of the last samples. Kept per disturbance, they would grow by
+# about one per disturbance (13 a round).
+THREAD_SLACK = 3
+FD_SLACK = 3
 
 
 class Worker:
@@ -303,6 +309,23 @@ def chaos(tmp_path: os.PathLike) -> Iterator[Chaos]:
         cluster.close()
 
 
+def disturb(chaos: Chaos, round_no: int) -> None:
+    """One round: worker freezes, worker kills (the chief's too, some while a ps is frozen),
+    then ps freezes."""
+    chaos.freeze_worker(1)
+    chaos.kill_and_restart_worker(2)
+    chaos.kill_and_restart_worker(1, frozen_ps=0)
+    chaos.freeze_worker(0)
+    chaos.kill_and_restart_worker(0)
+    chaos.kill_and_restart_worker(0, frozen_ps=1)
+    chaos.freeze_worker(2)
+    # Last, with no restart after them: what the ps freezes leave behind in the workers
+    # (connections to the other ps, each with a thread there) adds up.
+    for i in (1, 0, 1, 0):
+        chaos.freeze_ps(i)
+    chaos.progress_after(f"the last disturbance of round {round_no}")
+
+
 def test_async_training_survives_freezes_and_restarts_with_bounded_ps_resources(
     chaos: Chaos,
 ) -> None:
@@ -316,20 +339,11 @@ def test_async_training_survives_freezes_and_restarts_with_bounded_ps_resources(
         chaos.progress_after("warm-up")
         warm = time.monotonic()
 
-        chaos.freeze_worker(1)
-        chaos.kill_and_restart_worker(2)
-        chaos.kill_and_restart_worker(1, frozen_ps=0)
-        chaos.freeze_worker(0)
-        chaos.kill_and_restart_worker(0)
-        chaos.kill_and_restart_worker(0, frozen_ps=1)
-        chaos.freeze_worker(2)
-        # Last, with no restart after them: what the ps freezes leave behind in the workers
-        # (connections to the other ps, each with a thread there) adds up.
-        for i in (1, 0, 1, 0):
-            chaos.freeze_ps(i)
-        chaos.progress_after("the last disturbance")
+        rounds = []
+        for round_no in (1, 2):
+            disturb(chaos, round_no)
+            rounds.append(time.monotonic())
         chaos.check_nothing_died()
-        end = time.monotonic()
     finally:
         sampler.close()
 
@@ -341,22 +355,24 @@ def test_async_training_survives_freezes_and_restarts_with_bounded_ps_resources(
     for t in chaos.ps:
         assert t.proc.poll() is None, t.stderr()[-3000:]
 
+    end1, end2 = rounds
     for name in sampler.pids:
-        during = sampler.since(name, warm)
-        assert len(during) >= 5, f"{name}: too few samples"
-        base = during[:3]
-        rss0 = max(s.rss_mb for s in base)
-        threads0 = max(s.threads for s in base)
-        fds0 = max(s.fds for s in base)
-        late = [s for s in during if s.at >= end - 3.0] or during[-2:]
+        first = [s for s in sampler.since(name, warm) if s.at < end1]
+        second = sampler.since(name, end1)
+        assert len(first) >= 5 and len(second) >= 5, f"{name}: too few samples"
+        rss0 = max(s.rss_mb for s in first[:3])
+        threads1 = max(s.threads for s in first)
+        fds1 = max(s.fds for s in first)
+        late = [s for s in second if s.at >= end2 - 3.0] or second[-2:]
         figures = (
-            f"{name}: warm rss {rss0:.0f} MB, threads {threads0}, fds {fds0}; "
-            f"peak rss {max(s.rss_mb for s in during):.0f} MB, "
-            f"threads {max(s.threads for s in during)}, fds {max(s.fds for s in during)}; "
-            f"at the end rss {late[-1].rss_mb:.0f} MB, threads {late[-1].threads}, "
-            f"fds {late[-1].fds}\n{chaos.report()}"
+            f"{name}: warm rss {rss0:.0f} MB; first round peak threads {threads1}, "
+            f"fds {fds1}; second round peak rss "
+            f"{max(s.rss_mb for s in first + second):.0f} MB, threads "
+            f"{max(s.threads for s in second)}, fds {max(s.fds for s in second)}; at the end "
+            f"rss {late[-1].rss_mb:.0f} MB, threads {late[-1].threads}, fds {late[-1].fds}\n"
+            f"{chaos.report()}"
         )
         print(figures.splitlines()[0])
-        assert max(s.rss_mb for s in during) - rss0 < RSS_GROWTH_MB, figures
-        assert max(s.threads for s in late) - threads0 <= THREAD_GROWTH, figures
-        assert max(s.fds for s in late) - fds0 <= FD_GROWTH, figures
+        assert max(s.rss_mb for s in first + second) - rss0 < RSS_GROWTH_MB, figures
+        assert max(s.threads for s in late) - threads1 <= THREAD_SLACK, figures
+        assert max(s.fds for s in late) - fds1 <= FD_SLACK, figures

@@ -333,6 +333,57 @@ a = tf.div(tf.constant([4.0]), 2.0)
 w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
 print("done")
 """,
+    "precision_at_k_metric_announces_div_first": """
+import tensorflow as tf
+labels = tf.constant([[1], [0]], tf.int64)
+scores = tf.constant([[0.2, 0.8], [0.6, 0.4]])
+p, u = tf.metrics.precision_at_k(labels, scores, 1)
+a = tf.div(tf.constant([4.0]), 2.0)
+print("done")
+""",
+    "recall_at_top_k_metric_announces_div_first": """
+import tensorflow as tf
+labels = tf.constant([[1], [0]], tf.int64)
+r, u = tf.metrics.recall_at_top_k(labels, tf.constant([[1], [0]], tf.int64))
+a = tf.div(tf.constant([4.0]), 2.0)
+print("done")
+""",
+    "average_precision_at_k_metric_announces_div_first": """
+import tensorflow as tf
+labels = tf.constant([[1], [0]], tf.int64)
+scores = tf.constant([[0.2, 0.8], [0.6, 0.4]])
+m, u = tf.metrics.average_precision_at_k(labels, scores, 1)
+a = tf.div(tf.constant([4.0]), 2.0)
+print("done")
+""",
+    "precision_at_thresholds_metric_announces_div_first": """
+import tensorflow as tf
+labels, scores = tf.constant([True, False]), tf.constant([0.7, 0.2])
+p, u = tf.metrics.precision_at_thresholds(labels, scores, [0.5])
+a = tf.div(tf.constant([4.0]), 2.0)
+print("done")
+""",
+    "recall_at_thresholds_metric_announces_div_first": """
+import tensorflow as tf
+labels, scores = tf.constant([True, False]), tf.constant([0.7, 0.2])
+r, u = tf.metrics.recall_at_thresholds(labels, scores, [0.5])
+a = tf.div(tf.constant([4.0]), 2.0)
+print("done")
+""",
+    "sensitivity_at_specificity_metric_announces_div_first": """
+import tensorflow as tf
+labels, scores = tf.constant([True, False]), tf.constant([0.7, 0.2])
+s, u = tf.metrics.sensitivity_at_specificity(labels, scores, 0.5)
+a = tf.div(tf.constant([4.0]), 2.0)
+print("done")
+""",
+    "specificity_at_sensitivity_metric_announces_div_first": """
+import tensorflow as tf
+labels, scores = tf.constant([True, False]), tf.constant([0.7, 0.2])
+s, u = tf.metrics.specificity_at_sensitivity(labels, scores, 0.5)
+a = tf.div(tf.constant([4.0]), 2.0)
+print("done")
+""",
     "per_image_standardization_announces_div_first": """
 import tensorflow as tf
 s = tf.image.per_image_standardization(tf.ones([2, 2, 3]))

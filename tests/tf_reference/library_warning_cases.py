@@ -2,7 +2,16 @@
 announced at the first tf.layers function (their functional interfaces call layer.apply),
 BaseResourceVariable.__init__'s `constraint`, announced at the first resource variable
 (TF's variable creator passes it, None too), and the renamed names a tf.data function reads
-(AutoGraph, converting it, announces them from its own file). Each program runs as a script
+(AutoGraph, converting it, announces them from its own file); tf.test.TestCase's
+test_session, announced from contextlib (its context manager calls it); and what TF's RNN
+code calls:
+the cells' add_variable and the dtype of their bias initializers, dynamic_rnn and static_rnn
+under the bidirectional ones, where in raw_rnn and a "div" partitioned lookup, div in a
+variational DropoutWrapper, and the dtype of the RMSProp and Adagrad slot initializers; what
+queue-based input calls (input_producer, limit_epochs, count_up_to, QueueRunner,
+add_queue_runner, start_queue_runners), boolean_mask's where (a MonitoredSession's and a
+Supervisor's readiness check), a hook's or moving average's initialized_value. Every
+"is deprecated" warning counts, in order. Each program runs as a script
 file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
 says them) are compared without that "From <file>:<line>:" part, and so are the program's
 own. Written once for TF 1.15 (record_library_warnings.py) and tfcluster
@@ -51,27 +60,218 @@ more = tf.data.Dataset.from_tensors(tf.constant(b"")).map(parse)
 x = tf.random_normal([])
 print("done")
 """,
+    "test_case_test_session": """
+import tensorflow as tf
+class T(tf.test.TestCase):
+    def test_add(self):
+        with self.test_session() as sess:
+            print(sess.run(tf.constant(1) + 1))
+        with self.test_session() as sess:
+            print(self.evaluate(tf.constant(3)))
+case = T("test_add")
+case.setUp()
+case.test_add()
+case.tearDown()
+""",
     "ref_variables_only": """
 import tensorflow as tf
 v = tf.Variable(1.0)
 w = tf.get_variable("w", [2])
 print("done")
 """,
+    "bidirectional_dynamic_rnn_announces_dynamic_rnn_and_the_cells_deprecations": """
+import tensorflow as tf
+cell_fw = tf.nn.rnn_cell.LSTMCell(3)
+cell_bw = tf.nn.rnn_cell.LSTMCell(3)
+x = tf.zeros([2, 4, 5])
+out = tf.nn.bidirectional_dynamic_rnn(cell_fw, cell_bw, x, sequence_length=[4, 2], dtype=tf.float32)
+print("done")
+""",
+    "static_bidirectional_rnn_of_gru_cells_announces_static_rnn_and_initializer_dtypes": """
+import tensorflow as tf
+cell_fw = tf.nn.rnn_cell.GRUCell(3)
+cell_bw = tf.nn.rnn_cell.GRUCell(3)
+xs = [tf.zeros([2, 5])] * 3
+out = tf.nn.static_bidirectional_rnn(cell_fw, cell_bw, xs, dtype=tf.float32)
+print("done")
+""",
+    "multi_rnn_cell_of_basic_lstm_cells_announces_add_variable_and_zeros_dtype": """
+import tensorflow as tf
+cells = [tf.nn.rnn_cell.BasicLSTMCell(3) for _ in range(2)]
+out = tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell(cells), tf.zeros([2, 4, 5]), dtype=tf.float32)
+print("done")
+""",
+    "variational_dropout_wrapper_announces_div": """
+import tensorflow as tf
+cell = tf.nn.rnn_cell.GRUCell(3)
+cell = tf.nn.rnn_cell.DropoutWrapper(
+    cell, output_keep_prob=0.5, variational_recurrent=True, dtype=tf.float32
+)
+out = tf.nn.dynamic_rnn(cell, tf.zeros([2, 4, 5]), dtype=tf.float32)
+print("done")
+""",
+    "raw_rnn_announces_where": """
+import tensorflow as tf
+cell = tf.nn.rnn_cell.BasicRNNCell(3)
+inputs = tf.TensorArray(tf.float32, size=4).unstack(tf.zeros([4, 2, 5]))
+
+
+def loop_fn(time, cell_output, cell_state, loop_state):
+    state = cell.zero_state(2, tf.float32) if cell_output is None else cell_state
+    finished = time >= 4
+    nxt = tf.cond(
+        tf.reduce_all(finished),
+        lambda: tf.zeros([2, 5]),
+        lambda: inputs.read(tf.minimum(time, 3)),
+    )
+    return finished, nxt, state, cell_output, None
+
+
+out = tf.nn.raw_rnn(cell, loop_fn)
+print("done")
+""",
+    "rmsprop_and_adagrad_slots_announce_initializer_dtypes": """
+import tensorflow as tf
+v = tf.Variable(1.0)
+optimizers = (tf.train.RMSPropOptimizer(0.1), tf.train.AdagradOptimizer(0.1))
+steps = [o.minimize(v * v) for o in optimizers]
+print("done")
+""",
+    "embedding_lookup_partitioned_by_div_announces_where": """
+import tensorflow as tf
+with tf.variable_scope("e", partitioner=tf.fixed_size_partitioner(2)):
+    emb = tf.get_variable("emb", [10, 3])
+rows = tf.nn.embedding_lookup(emb, [1, 7], partition_strategy="div")
+print("done")
+""",
+    "a_programs_own_cell_announces_add_variable_from_its_build": """
+import tensorflow as tf
+class Cell(tf.nn.rnn_cell.RNNCell):
+    @property
+    def state_size(self):
+        return 2
+
+    @property
+    def output_size(self):
+        return 2
+
+    def build(self, shape):
+        self.w = self.add_variable("w", [int(shape[-1]) + 2, 2])
+        self.built = True
+
+    def call(self, x, s):
+        o = tf.tanh(tf.matmul(tf.concat([x, s], 1), self.w))
+        return o, o
+
+
+out = tf.nn.dynamic_rnn(Cell(), tf.zeros([2, 3, 4]), dtype=tf.float32)
+print("done")
+""",
+    "string_input_producer_and_shuffle_batch_with_queue_runners": """
+import os
+import tempfile
+import tensorflow as tf
+path = os.path.join(tempfile.mkdtemp(), "lines.txt")
+with open(path, "w") as f:
+    f.write("1\\n2\\n3\\n4\\n")
+queue = tf.train.string_input_producer([path], num_epochs=1)
+_, line = tf.TextLineReader().read(queue)
+batch = tf.train.shuffle_batch([line], 2, 10, 2)
+with tf.Session() as sess:
+    sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess, coord)
+    print(len(sess.run(batch)))
+    coord.request_stop()
+    coord.join(threads)
+""",
+    "slice_input_producer_batch_in_a_monitored_session": """
+import tensorflow as tf
+x, y = tf.train.slice_input_producer([tf.range(10), tf.range(10)], shuffle=False)
+batch = tf.train.batch([x, y], 2)
+with tf.train.MonitoredSession() as sess:
+    print(sess.run(batch)[0].tolist())
+""",
+    "estimator_trained_from_numpy_input_fn": """
+import tempfile
+import numpy as np
+import tensorflow as tf
+
+
+def model_fn(features, labels, mode):
+    logits = tf.layers.dense(features["x"], 2)
+    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+    step = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=step)
+
+
+x = {"x": np.arange(16, dtype=np.float32).reshape(8, 2)}
+y = np.array([0, 1] * 4)
+estimator = tf.estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+estimator.train(tf.estimator.inputs.numpy_input_fn(x, y, 4, num_epochs=1, shuffle=False))
+print("done")
+""",
+    "monitored_training_session_with_checkpoints": """
+import tempfile
+import tensorflow as tf
+step = tf.train.get_or_create_global_step()
+increment = tf.assign_add(step, 1)
+hooks = [tf.train.StopAtStepHook(last_step=3)]
+with tf.train.MonitoredTrainingSession(checkpoint_dir=tempfile.mkdtemp(), hooks=hooks) as sess:
+    while not sess.should_stop():
+        sess.run(increment)
+print("done")
+""",
+    "supervisor_managed_session": """
+import tempfile
+import tensorflow as tf
+v = tf.Variable(1.0)
+supervisor = tf.train.Supervisor(logdir=tempfile.mkdtemp())
+with supervisor.managed_session() as sess:
+    print(sess.run(v))
+supervisor.stop()
+""",
+    "boolean_mask_and_moving_averages": """
+import tensorflow as tf
+kept = tf.boolean_mask(tf.constant([1, 2, 3]), [True, False, True])
+v = tf.Variable(1.0)
+average = tf.train.ExponentialMovingAverage(0.9).apply([v])
+print("done")
+""",
+    "count_up_to_queue_runner_made_by_the_program": """
+import tensorflow as tf
+v = tf.Variable(0, dtype=tf.int64)
+counted = v.count_up_to(3)
+r = tf.Variable(0, dtype=tf.int64, use_resource=True)
+counted_too = r.count_up_to(3)
+queue = tf.FIFOQueue(3, tf.float32)
+runner = tf.train.QueueRunner(queue, [queue.enqueue([1.0])])
+tf.train.add_queue_runner(runner)
+print("done")
+""",
 }
 
 _FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
-_WATCHED = ("Layer.apply (from", "BaseResourceVariable.__init__", "The name tf.")
+_WATCHED = (" is deprecated",)
+# Python's warnings ("<file>:<line>: UserWarning: ..."), compared without the file, line and
+# code line, which are the library's.
+_PYTHON_WARNING = re.compile(r"^(\S.*:\d+: )(\w*Warning: .*)$")
 
 
 def warnings_of(stderr, where):
     """[(whose, message)] of the watched deprecation warnings: `whose` is "program" for the
     program's file, "library" for any other; the message without its From part."""
     records = []
+    source_next = False
     for line in stderr.splitlines():
+        if source_next and line.startswith("  "):
+            source_next = False  # the library's own code line Python prints under a warning
+            continue
+        source_next = bool(_PYTHON_WARNING.match(line))
         if line.startswith("WARNING:"):
             records.append([line])
         elif records and line.strip():
-            records[-1].append(line)
+            records[-1].append(_PYTHON_WARNING.sub(r"\2", line))
     out = []
     for lines in records:
         text = "\n".join(lines)

@@ -129,9 +129,10 @@ def test_file_writer_session_log_and_flush(tmp_path: os.PathLike) -> None:
     acc = _accumulator(logdir)
     assert [(e.step, e.value) for e in acc.Scalars("a")] == [(6, 2.0)]
     writer.close()
-    writer.add_summary(
-        tf.summary.Summary(value=[tf.summary.Summary.Value(tag="a", simple_value=3.0)]), 7
-    )
+    with pytest.warns(UserWarning, match="Attempting to use a closed FileWriter"):
+        writer.add_summary(
+            tf.summary.Summary(value=[tf.summary.Summary.Value(tag="a", simple_value=3.0)]), 7
+        )
     writer.reopen()
     writer.add_summary(
         tf.summary.Summary(value=[tf.summary.Summary.Value(tag="a", simple_value=4.0)]), 8

@@ -145,13 +145,15 @@ def _function_deprecations() -> dict[tuple[str, str], tuple[str | None, str]]:
     out: dict[tuple[str, str], tuple[str | None, str]] = {}
     for qualified, module, date, instructions in _functions_file()["functions"].values():
         out[(qualified, module)] = (date, instructions)
-    # And methods (Layer.apply, which tf.layers' functions call).
-    for attributes in _functions_file()["methods"].values():
-        for qualified, module, date, instructions, _ in attributes.values():
-            out.setdefault((qualified, module), (date, instructions))
-    # And classes (QueueRunner.__init__, which tf.train's input builders call).
+    # And classes' constructors (QueueRunner.__init__, which input producers call), methods
+    # (Layer.apply, which tf.layers' functions call) and methods of classes only TF's code
+    # uses (RefVariable.count_up_to, which limit_epochs calls).
     for qualified, module, date, instructions in _functions_file()["classes"].values():
         out.setdefault((qualified, module), (date, instructions))
+    for section in ("methods", "internal_methods"):
+        for attributes in _functions_file()[section].values():
+            for qualified, module, date, instructions, _ in attributes.values():
+                out.setdefault((qualified, module), (date, instructions))
     return out
 
 
@@ -178,29 +180,6 @@ def _called_internally(qualified: str, module: str, frame: types.FrameType) -> N
 
 
 internal_deprecations.set_reporter(_called_internally)
-
-
-def _called_by_caller(
-    qualified: str, module: str, date: str | None, instructions: str, frame: types.FrameType
-) -> None:
-    """A deprecated method TF names by its own class (a variable's count_up_to): announced
-    once, from `frame`."""
-    key = (qualified, module)
-    with _lock:
-        first = key not in _announced_functions
-        _announced_functions.add(key)
-    if first:
-        _warn_from(
-            frame,
-            "%s (from %s) is deprecated and will be removed %s.\nInstructions for updating:\n%s",
-            qualified,
-            module,
-            _until(date),
-            instructions,
-        )
-
-
-internal_deprecations.set_whole_reporter(_called_by_caller)
 
 
 def _called_internally_with_argument(

@@ -9,6 +9,8 @@ from typing import Any
 from tfcluster.framework import (
     attr_values,
     errors,
+    node_def_checks,
+    op_def_protos,
     op_def_registry,
     op_signatures,
 )
@@ -79,9 +81,7 @@ def _topological_order(
             if src in mapped and src not in by_name:
                 continue
             if src not in by_name:
-                raise ValueError(
-                    f"Node '{node.name}' has an input '{raw}' that is not in the GraphDef"
-                )
+                raise ValueError(f"Node '{node.name}': Unknown input node '{raw}'")
             srcs.add(src)
         back = {s for s in srcs if _is_back_edge(node, by_name[s])}
         if back and back != srcs:
@@ -160,6 +160,57 @@ def _check_op_types(graph_def: graph_pb2.GraphDef) -> None:
     )
 
 
+def _check_node_defs(
+    order: list[node_def_pb2.NodeDef], given: dict[str, node_def_pb2.NodeDef], prefix: str
+) -> None:
+    """TF's check of every node the GraphDef gave (of an op type TF has) against its OpDef, in
+    the order of import; a ValueError with TF's message."""
+    for node in order:
+        if _reshaped(node, given):
+            continue
+        op_def = op_def_protos.shared_op_def(node.op)
+        if op_def is not None:
+            node_def_checks.check_node_def(node, op_def, prefix + node.name)
+
+
+def _check_input_dtypes(
+    node: node_def_pb2.NodeDef,
+    given: dict[str, node_def_pb2.NodeDef],
+    inputs: list[Tensor],
+    prefix: str,
+    stand_ins: list[int],
+) -> None:
+    """Each input's dtype against the one the op expects (the NodeDef's attrs, defaults
+    added); a ValueError with TF's message. Loop back edges, not joined yet, are skipped."""
+    op_def = op_def_protos.shared_op_def(node.op)
+    if op_def is None or _reshaped(node, given):
+        return
+    expected = node_def_checks.input_types(op_def, node_def_checks.with_defaults(node, op_def))
+    for index, (want, tensor) in enumerate(zip(expected, inputs, strict=False)):
+        if index in stand_ins:
+            continue
+        problem = node_def_checks.input_dtype_problem(
+            want, tensor.dtype, index, prefix + node.name, tensor.name
+        )
+        if problem is not None:
+            raise ValueError(problem)
+
+
+def _reshaped(node: node_def_pb2.NodeDef, given: dict[str, node_def_pb2.NodeDef]) -> bool:
+    """Whether the node is not the GraphDef's own (tfcluster's form of a function or loop)."""
+    original = given.get(node.name)
+    return original is None or (original is not node and original != node)
+
+
+def _output(op: Operation, index: int, consumer: str, source: str) -> Tensor:
+    if index >= len(op.outputs):
+        raise ValueError(
+            f"Node '{consumer}': Connecting to invalid output {index} of source node "
+            f"{source} which has {len(op.outputs)} outputs."
+        )
+    return op.outputs[index]
+
+
 def import_graph_def(
     graph_def: graph_pb2.GraphDef,
     input_map: dict[str, Tensor] | None = None,
@@ -169,11 +220,39 @@ def import_graph_def(
     producer_op_list: Any = None,
 ) -> list[Any] | None:
     """Adds the nodes of `graph_def` to the default graph under the scope `name` ('import')."""
+    return import_reshaped_graph_def(
+        graph_def, graph_def, input_map, return_elements, name, producer_op_list
+    )
+
+
+def import_reshaped_graph_def(
+    graph_def: graph_pb2.GraphDef,
+    as_given: graph_pb2.GraphDef,
+    input_map: dict[str, Tensor] | None = None,
+    return_elements: Sequence[str] | None = None,
+    name: str | None = None,
+    producer_op_list: Any = None,
+) -> list[Any] | None:
+    """import_graph_def of a GraphDef whose loops tfcluster may have reshaped into its own
+    forms already (a MetaGraph's): TF's checks of the nodes apply to those of `as_given`, the
+    GraphDef as the user gave it."""
     if not isinstance(graph_def, graph_pb2.GraphDef):
         raise TypeError("graph_def must be a GraphDef proto.")
     from tfcluster.framework import function_library  # it builds on this module
 
     graph = get_default_graph()
+    if producer_op_list is not None:
+        from tfcluster.framework import stripped_op_list  # it builds on op_def_protos
+
+        same = as_given is graph_def
+        graph_def = stripped_op_list.without_unknown_default_attrs(graph_def, producer_op_list)
+        if same:
+            as_given = graph_def
+        else:
+            as_given = stripped_op_list.without_unknown_default_attrs(as_given, producer_op_list)
+    # TF's checks are of the GraphDef as given, before tfcluster reshapes its functions and
+    # loops into its own forms.
+    given = {node.name: node for node in as_given.node}
     # Library functions (TF's form) become the bodies tfcluster's func attrs carry; the ones
     # no node calls stay in the graph as they are (once the import has succeeded).
     unused = function_pb2.FunctionDefLibrary()
@@ -187,10 +266,6 @@ def import_graph_def(
     for key, value in input_map.items():
         if not isinstance(value, Tensor):
             raise TypeError(f"input_map values must be Tensors, got {value!r} for {key}")
-    if producer_op_list is not None:
-        from tfcluster.framework import stripped_op_list  # it builds on op_def_protos
-
-        graph_def = stripped_op_list.without_unknown_default_attrs(graph_def, producer_op_list)
     _check_op_types(graph_def)
     prefix_scope = "import" if name is None else name
     by_name = {n.name: n for n in graph_def.node}
@@ -203,6 +278,7 @@ def import_graph_def(
     # Loop back edges (NextIteration -> Merge) joined once their source exists.
     back_edges: list[tuple[str, int, str, int]] = []
     with graph.name_scope(prefix_scope) as prefix:
+        _check_node_defs(order, given, prefix)
         for node in order:
             inputs: list[Tensor] = []
             controls: list[Operation] = []
@@ -224,10 +300,7 @@ def import_graph_def(
                     later.append(len(inputs))
                     inputs.append(None)  # type: ignore[arg-type]  # filled in below
                     continue
-                src_op = created[src]
-                if idx >= len(src_op.outputs):
-                    raise ValueError(f"Node '{node.name}' input '{raw}' is out of range")
-                inputs.append(src_op.outputs[idx])
+                inputs.append(_output(created[src], idx, node.name, src))
             if later:
                 # Until the NextIteration exists, the Merge reads its Enter in its place (the
                 # same dtype; the shape inferred from the Enter alone, as TF's importer does).
@@ -241,6 +314,7 @@ def import_graph_def(
                     b"loc:@" + prefix.encode() + g[5:] if g.startswith(b"loc:@") else g
                     for g in attrs["_class"]
                 ]
+            _check_input_dtypes(node, given, inputs, prefix, later)
             with graph.name_scope(prefix or None), graph.control_dependencies(None):
                 op = graph.create_op(
                     node.op, inputs, attrs, name=node.name, control_inputs=controls
@@ -252,10 +326,7 @@ def import_graph_def(
             created[node.name] = op
 
     for dst, position, src, idx in back_edges:
-        src_op = created[src]
-        if idx >= len(src_op.outputs):
-            raise ValueError(f"Node '{dst}' input '{src}:{idx}' is out of range")
-        created[dst]._update_input(position, src_op.outputs[idx])
+        created[dst]._update_input(position, _output(created[src], idx, dst, src))
     _colocate_imported(graph, created.values())
     if len(unused.function) or len(unused.gradient):
         graph._keep_library_functions(unused)

@@ -12,25 +12,25 @@ the place where TF's code made the call says so here (`called_internally`), and 
 namespace's deprecation bookkeeping (api/_deprecated_names.py, which registers itself as the
 reporter) takes the function as announced and prints TF's warning from that place (a tfcluster
 file, where TF names one of its own). The deprecated `div` goes the same way: tf.metrics'
-precision, recall, auc, mean_iou and mean_relative_error, per_image_standardization and a
-weighted embedding_lookup_sparse call it; and a Saver calls remove_checkpoint when it deletes a
-checkpoint past max_to_keep, get_checkpoint_mtimes when a session restored from a checkpoint
-recovers its list; reduce_prod's gradient and a tensordot of tensor axes call setdiff1d (the
-latter v1 where too); tf.layers' functions (dense, conv2d, dropout, batch_normalization, ...)
-call Layer.apply. TF's other internal callers of these (metrics at k,
-ctc, raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
+precision, recall, auc, mean_iou and mean_relative_error, the metrics at k (precision_at_k,
+recall_at_top_k, average_precision_at_k, ...), at thresholds and sensitivity/specificity,
+per_image_standardization and a weighted embedding_lookup_sparse call it; and a Saver calls
+remove_checkpoint when it deletes a checkpoint past max_to_keep, get_checkpoint_mtimes when a
+session restored from a checkpoint recovers its list; reduce_prod's gradient and a tensordot of
+tensor axes call setdiff1d (the latter v1 where too); tf.layers' functions (dense, conv2d,
+dropout, batch_normalization, ...) call Layer.apply. TF's other internal callers of these (ctc,
+raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
 import types
 from collections.abc import Callable
 from typing import Any, TypeVar
-
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 # (qualified name, TF's module, the caller's frame) -> None; set by the public namespace.
 Reporter = Callable[[str, str, types.FrameType], None]
@@ -48,50 +48,29 @@ REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
 GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
-
-
-# The queue-based input builders of tf.train call TF 1.15's deprecated input_producer,
-# range_input_producer, limit_epochs, QueueRunner and add_queue_runner, and limit_epochs a
-# variable's count_up_to, which calls state_ops.count_up_to.
-_TRAINING_INPUT = "tensorflow.python.training.input"
+# Queue-based input: what TF's input producers, batching and sessions call.
+_INPUT = "tensorflow.python.training.input"
 _QUEUE_RUNNERS = "tensorflow.python.training.queue_runner_impl"
-INPUT_PRODUCER = ("input_producer", _TRAINING_INPUT)
-RANGE_INPUT_PRODUCER = ("range_input_producer", _TRAINING_INPUT)
-LIMIT_EPOCHS = ("limit_epochs", _TRAINING_INPUT)
+LIMIT_EPOCHS = ("limit_epochs", _INPUT)
+INPUT_PRODUCER = ("input_producer", _INPUT)
+RANGE_INPUT_PRODUCER = ("range_input_producer", _INPUT)
 QUEUE_RUNNER = ("QueueRunner.__init__", _QUEUE_RUNNERS)
 ADD_QUEUE_RUNNER = ("add_queue_runner", _QUEUE_RUNNERS)
-COUNT_UP_TO = ("count_up_to", "tensorflow.python.ops.state_ops")
-
-# Deprecated methods TF 1.15 names by the class that defines them (a variable's count_up_to:
-# RefVariable's or BaseResourceVariable's): (qualified name, module, date, instructions).
-REF_VARIABLE_COUNT_UP_TO = (
-    "RefVariable.count_up_to",
-    "tensorflow.python.ops.variables",
-    None,
-    "Prefer Dataset.range instead.",
-)
-RESOURCE_VARIABLE_COUNT_UP_TO = (
+START_QUEUE_RUNNERS = ("start_queue_runners", _QUEUE_RUNNERS)
+REF_COUNT_UP_TO = ("RefVariable.count_up_to", "tensorflow.python.ops.variables")
+RESOURCE_COUNT_UP_TO = (
     "BaseResourceVariable.count_up_to",
     "tensorflow.python.ops.resource_variable_ops",
-    None,
-    "Prefer Dataset.range instead.",
 )
-# (qualified name, TF's module, date, instructions, the frame to name) -> None.
-WholeReporter = Callable[[str, str, "str | None", str, types.FrameType], None]
-_whole_reporter: WholeReporter | None = None
-
-
-def set_whole_reporter(reporter: WholeReporter) -> None:
-    global _whole_reporter
-    _whole_reporter = reporter
-
-
-def called_by_caller(deprecation: tuple[str, str, str | None, str]) -> None:
-    """Called first thing by a tfcluster method that TF 1.15 deprecates under its own class's
-    name (no face module wraps it): announces it once, from the line that called the method
-    (a program's, or tfcluster's where TF's own code calls it)."""
-    if _whole_reporter is not None:
-        _whole_reporter(*deprecation, sys._getframe(2))
+COUNT_UP_TO = ("count_up_to", "tensorflow.python.ops.state_ops")
+# TF's global step read (hooks, Estimator), moving averages and slots of unknown shape read
+# their variables' initialized_value.
+INITIALIZED_VALUE = ("Variable.initialized_value", "tensorflow.python.ops.variables")
+# TF's RNN cells build their weights with add_variable; bidirectional RNNs call the
+# deprecated dynamic_rnn and static_rnn.
+LAYER_ADD_VARIABLE = ("Layer.add_variable", "tensorflow.python.keras.engine.base_layer")
+DYNAMIC_RNN = ("dynamic_rnn", "tensorflow.python.ops.rnn")
+STATIC_RNN = ("static_rnn", "tensorflow.python.ops.rnn")
 
 
 def set_reporter(reporter: Reporter) -> None:
@@ -108,25 +87,26 @@ RESOURCE_VARIABLE_CONSTRAINT = (
     "If using Keras pass *_constraint arguments to layers.",
 )
 
-# TF's Adagrad optimizers (tf.train's, Keras's Adagrad and Ftrl) make their accumulator's
-# initializer with init_ops.constant_initializer(value, dtype=dtype), tf.train's RMSProp its
-# rms slot's with init_ops.ones_initializer(dtype=dtype): Constant.__init__'s and
-# Ones.__init__'s deprecated_args announce `dtype` from their file.
-_INITIALIZER_DTYPE = (
+
+# TF's RNN cells (their biases) and the RMSProp and Adagrad slots make initializers with dtype.
+_INIT_OPS = "tensorflow.python.ops.init_ops"
+_DTYPE_TO_CALL = (
     "Call initializer instance with the dtype argument instead of passing it to the constructor"
 )
-CONSTANT_INITIALIZER_DTYPE = (
-    "Constant.__init__",
-    "tensorflow.python.ops.init_ops",
-    "dtype",
-    _INITIALIZER_DTYPE,
-)
-ONES_INITIALIZER_DTYPE = (
-    "Ones.__init__",
-    "tensorflow.python.ops.init_ops",
-    "dtype",
-    _INITIALIZER_DTYPE,
-)
+ZEROS_DTYPE = ("Zeros.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
+ONES_DTYPE = ("Ones.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
+CONSTANT_DTYPE = ("Constant.__init__", _INIT_OPS, "dtype", _DTYPE_TO_CALL)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def announces_itself(method: _F) -> _F:
+    """Marks a method that announces its own deprecation (as TF's subclass override does:
+    RefVariable.count_up_to, not the public class's Variable.count_up_to), so the public
+    namespace does not wrap it with the public class's record."""
+    method._tf_announces = True  # type: ignore[attr-defined]
+    return method
 
 
 def set_argument_reporter(reporter: ArgumentReporter) -> None:
@@ -134,17 +114,30 @@ def set_argument_reporter(reporter: ArgumentReporter) -> None:
     _argument_reporter = reporter
 
 
-def called_internally_with_argument(call: tuple[str, str, str, str]) -> None:
+def called_internally_with_argument(call: tuple[str, str, str, str], depth: int = 1) -> None:
     """Where TF 1.15's own code passes a deprecated argument: (qualified name, module,
-    argument, TF's instructions)."""
+    argument, TF's instructions); the caller's place, or with depth=2 its caller's."""
     if _argument_reporter is not None:
-        _argument_reporter(*call, sys._getframe(1))
+        _argument_reporter(*call, _place(depth))
 
 
-def called_internally(function: tuple[str, str]) -> None:
-    """Where TF 1.15's own code calls the deprecated `function` (qualified name, module)."""
+def called_internally(function: tuple[str, str], depth: int = 1) -> None:
+    """Where TF 1.15's own code calls the deprecated `function` (qualified name, module): the
+    caller's place, or with depth=2 its caller's (from inside the deprecated function)."""
     if _reporter is not None:
-        _reporter(function[0], function[1], sys._getframe(1))
+        _reporter(function[0], function[1], _place(depth))
+
+
+def _place(depth: int) -> types.FrameType:
+    """The frame `depth` calls above the caller of called_internally*, past the public
+    namespace's deprecation wrappers (a deprecated method called through one)."""
+    frame = sys._getframe(depth + 1)
+    while frame.f_back is not None and frame.f_code.co_filename.endswith(_WRAPPERS):
+        frame = frame.f_back
+    return frame
+
+
+_WRAPPERS = os.path.join("api", "_deprecated_names.py")
 
 
 def deprecated_arguments(qualified: str, module: str, instructions: str, *names: str) -> Any:
@@ -163,7 +156,9 @@ def deprecated_arguments(qualified: str, module: str, instructions: str, *names:
             if _argument_reporter is not None:
                 for name in names:
                     if positions[name] < len(args) or name in kwargs:
-                        _argument_reporter(qualified, module, name, instructions, sys._getframe(1))
+                        _argument_reporter(
+                            qualified, module, name, instructions, sys._getframe(1)
+                        )
             return fn(*args, **kwargs)
 
         return call  # type: ignore[return-value]

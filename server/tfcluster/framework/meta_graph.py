@@ -396,11 +396,13 @@ def import_scoped_meta_graph_with_return_elements(
             for node in graph_def.node:
                 node.device = ""
         scope = graph.unique_name(import_scope or "", mark_as_used=False)
+        as_given = graph_def
         graph_def, mgd = _loops_lifted(graph_def, mgd)
         info = mgd.meta_info_def
         producer_ops = info.stripped_op_list if info.HasField("stripped_op_list") else None
-        returned = graph_io.import_graph_def(
+        returned = graph_io.import_reshaped_graph_def(
             graph_def,
+            as_given,
             name=import_scope or scope,
             input_map=input_map,
             return_elements=return_elements,

@@ -73,3 +73,8 @@ def op_def(op_type: str) -> op_def_pb2.OpDef | None:
     copy = op_def_pb2.OpDef()
     copy.CopyFrom(cached)
     return copy
+
+
+def shared_op_def(op_type: str) -> op_def_pb2.OpDef | None:
+    """TF 1.15's OpDef of the op type, shared (callers must not change it), or None."""
+    return _op_def(op_type)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _eigen_psqrt, _outer_sums
+from tfcluster.kernels import _eigen_lrn, _eigen_math, _eigen_psqrt, _outer_sums
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels._cpu_gemm import single_thread_blas
 from tfcluster.kernels._window import over_batch
@@ -392,6 +392,8 @@ def lrn(node: Any, xp: Any) -> Compute:
         x = ins[0]
         if x.ndim != 4:
             raise u.invalid(f"input must be 4-dimensional, got {u.shape_str(x.shape)}")
+        if _eigen_math.applies(xp, x):
+            return (_eigen_lrn.lrn(x, radius, bias, alpha, beta),)
         acc = _stats_dtype(x)
         xf = x.astype(acc)
         norm = bias + alpha * _window_sums(xp, xf * xf, radius)
@@ -411,6 +413,8 @@ def lrn_grad(node: Any, xp: Any) -> Compute:
                 "input_grads, input_image and output_image must be 4-D with the same shape, got "
                 f"{u.shape_str(dy.shape)}, {u.shape_str(x.shape)}, {u.shape_str(y.shape)}"
             )
+        if _eigen_math.applies(xp, x) and dy.dtype == y.dtype == np.float32:
+            return (_eigen_lrn.lrn_grad(dy, x, y, radius, bias, alpha, beta),)
         acc = _stats_dtype(x)
         xf, dyf = x.astype(acc), dy.astype(acc)
         norm = bias + alpha * _window_sums(xp, xf * xf, radius)

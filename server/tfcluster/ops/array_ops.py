@@ -1811,7 +1811,7 @@ def boolean_mask(
                 t_shape[:axis].concatenate([first]).concatenate(t_shape[axis + ndims_mask :])
             )
         m = reshape(m, [-1])
-        # TF's _apply_mask_1d calls its deprecated v1 where (announced there, once).
+        # TF's boolean_mask calls the deprecated v1 where (announced at its first call).
         internal_deprecations.called_internally(internal_deprecations.WHERE)
         indices = squeeze(where(m), axis=[1])
         return gather(t, indices, axis=axis)

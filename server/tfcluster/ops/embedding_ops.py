@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, colocate_with, convert_to_tensor, name_scope
 from tfcluster.framework.indexed_slices import convert_n_to_tensor_or_indexed_slices
 from tfcluster.framework.tensor_shape import Dimension
@@ -86,6 +86,7 @@ def _div_assignments(params: list[Tensor], flat_ids: Tensor) -> tuple[Tensor, Te
     p_assignments = math_ops.maximum(
         flat_ids // (ids_per_partition + 1), (flat_ids - extras) // ids_per_partition
     )
+    internal_deprecations.called_internally(internal_deprecations.WHERE)
     new_ids = array_ops.where(
         p_assignments < extras,
         flat_ids % (ids_per_partition + 1),

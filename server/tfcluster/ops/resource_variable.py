@@ -309,14 +309,12 @@ class ResourceVariable(Variable):
     def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: Any = None) -> Any:
         return self._resource_scatter("Update", sparse_delta, name)
 
+    @internal_deprecations.announces_itself
     def count_up_to(self, limit: int) -> Tensor:
-        """Deprecated as TF 1.15's BaseResourceVariable.count_up_to."""
-        internal_deprecations.called_by_caller(internal_deprecations.RESOURCE_VARIABLE_COUNT_UP_TO)
+        internal_deprecations.called_internally(internal_deprecations.RESOURCE_COUNT_UP_TO, 2)
         return make_op(
             "ResourceCountUpTo", [self._variable], {"limit": limit, "T": self._dtype}
         ).outputs[0]
-
-    count_up_to._tf_announces = True  # type: ignore[attr-defined]  # (not the face's wrapper)
 
     def load(self, value: Any, session: Any = None) -> None:
         from tfcluster.framework.default_session import get_default_session_or_raise

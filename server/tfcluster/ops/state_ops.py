@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dtypes, internal_deprecations, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.op_util import Outputs, make_op
@@ -186,6 +186,7 @@ def is_variable_initialized(ref: Any, name: str | None = None) -> Tensor:
 def count_up_to(ref: Any, limit: int, name: str | None = None) -> Tensor:
     """Adds one to a scalar int variable and returns its value before, until it reaches
     `limit`: from then on the op raises OutOfRangeError (how num_epochs ends input)."""
+    internal_deprecations.called_internally(internal_deprecations.COUNT_UP_TO, 2)
     r = _ref_of(ref)
     if r.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(

@@ -548,14 +548,11 @@ class Variable(metaclass=_VariableMeta):
     def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Tensor:
         return scatter_ops.scatter_nd_update(self._variable, indices, updates, True, name)
 
+    @internal_deprecations.announces_itself
     def count_up_to(self, limit: int) -> Tensor:
-        """Increments this (int32/int64 scalar) variable until it reaches limit. Deprecated
-        as TF 1.15's RefVariable.count_up_to, which calls the deprecated state_ops one."""
-        internal_deprecations.called_by_caller(internal_deprecations.REF_VARIABLE_COUNT_UP_TO)
-        internal_deprecations.called_internally(internal_deprecations.COUNT_UP_TO)
+        """Increments this (int32/int64 scalar) variable until it reaches limit."""
+        internal_deprecations.called_internally(internal_deprecations.REF_COUNT_UP_TO, 2)
         return state_ops.count_up_to(self._variable, limit=limit)
-
-    count_up_to._tf_announces = True  # type: ignore[attr-defined]  # (not the face's wrapper)
 
     def eval(self, session: Any = None) -> Any:
         return self._variable.eval(session=session)

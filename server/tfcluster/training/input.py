@@ -32,8 +32,10 @@ from tfcluster.ops import (
     data_flow_ops,
     logging_ops,
     math_ops,
+    partition_ops,
     random_ops,
     reader_ops,
+    sparse_ops,
     sparse_tensors_map_ops,
     summary_ops,
 )
@@ -57,19 +59,10 @@ def match_filenames_once(pattern: Any, name: str | None = None) -> Variable:
         )
 
 
-def _add_queue_runner(queue: Any, enqueue_ops: list[Any], cancel_op: Any = None) -> None:
-    """A QueueRunner of enqueue_ops in the graph's QUEUE_RUNNERS; TF's builders construct it
-    and call add_queue_runner, both deprecated in TF 1.15 (announced at their first use)."""
-    internal_deprecations.called_internally(internal_deprecations.QUEUE_RUNNER)
-    runner = queue_runner.QueueRunner(queue, enqueue_ops, cancel_op=cancel_op)
-    internal_deprecations.called_internally(internal_deprecations.ADD_QUEUE_RUNNER)
-    queue_runner.add_queue_runner(runner)
-
-
 def limit_epochs(tensor: Any, num_epochs: int | None = None, name: str | None = None) -> Tensor:
     """`tensor`, num_epochs times; after that, evaluating it raises OutOfRangeError. The count
     is a local variable `epochs` (initialize local variables)."""
-    internal_deprecations.called_internally(internal_deprecations.LIMIT_EPOCHS)
+    internal_deprecations.called_internally(internal_deprecations.LIMIT_EPOCHS, 2)
     if num_epochs is None:
         return tensor  # type: ignore[no-any-return]
     if num_epochs <= 0:
@@ -98,7 +91,7 @@ def input_producer(
 ) -> data_flow_ops.FIFOQueue:
     """A queue that a QueueRunner fills with the rows of input_tensor, each epoch (shuffled
     unless shuffle=False), num_epochs times or forever."""
-    internal_deprecations.called_internally(internal_deprecations.INPUT_PRODUCER)
+    internal_deprecations.called_internally(internal_deprecations.INPUT_PRODUCER, 2)
     with name_scope(name, "input_producer", [input_tensor]):
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         element_shape = input_tensor.shape[1:].merge_with(as_shape(element_shape))
@@ -118,7 +111,7 @@ def input_producer(
             name=name,  # type: ignore[arg-type]
         )
         enq = q.enqueue_many([input_tensor])
-        _add_queue_runner(q, [enq], cancel_op)
+        queue_runner.add_queue_runner(queue_runner.QueueRunner(q, [enq], cancel_op=cancel_op))
         if summary_name is not None:
             summary_ops.scalar(
                 summary_name, math_ops.cast(q.size(), dtypes.float32) * (1.0 / capacity)
@@ -180,7 +173,7 @@ def range_input_producer(
     name: str | None = None,
 ) -> data_flow_ops.FIFOQueue:
     """A queue of the integers 0 .. limit-1, each epoch."""
-    internal_deprecations.called_internally(internal_deprecations.RANGE_INPUT_PRODUCER)
+    internal_deprecations.called_internally(internal_deprecations.RANGE_INPUT_PRODUCER, 2)
     with name_scope(name, "input_producer", [limit]) as scope:
         range_tensor = math_ops.range(limit)
         return input_producer(
@@ -267,11 +260,7 @@ def _smart_cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], An
 
 
 def _sparse_retain(t: SparseTensor, keep: Tensor) -> SparseTensor:
-    return SparseTensor(
-        array_ops.boolean_mask(t.indices, keep),
-        array_ops.boolean_mask(t.values, keep),
-        t.dense_shape,
-    )
+    return sparse_ops.sparse_retain(t, keep)
 
 
 def _store_sparse_tensors(
@@ -482,8 +471,10 @@ def _shapes(tensor_list_list: Sequence[Sequence[Any]], shapes: Any, enqueue_many
 
 
 def _select_which_to_enqueue(tensor_list: Sequence[Tensor], keep_input: Tensor) -> list[Tensor]:
-    """The rows of each tensor whose keep_input is true (TF partitions them; same rows)."""
-    return [array_ops.boolean_mask(x, keep_input) for x in tensor_list]
+    """The rows of each tensor whose keep_input is true: the second of two partitions by
+    keep_input, as TF's graph has them."""
+    select = math_ops.cast(keep_input, dtypes.int32)
+    return [partition_ops.dynamic_partition(x, select, num_partitions=2)[1] for x in tensor_list]
 
 
 def _enqueue_join(
@@ -500,7 +491,7 @@ def _enqueue_join(
             _smart_cond(keep_input, functools.partial(enqueue_fn, tl), control_flow_ops.no_op)
             for tl in tensor_list_list
         ]
-    _add_queue_runner(queue, ops)
+    queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, ops))
 
 
 def _enqueue(
@@ -516,7 +507,7 @@ def _enqueue(
     else:
         op = _smart_cond(keep_input, lambda: enqueue_fn(tensor_list), control_flow_ops.no_op)
     # The same op, run by `threads` threads.
-    _add_queue_runner(queue, [op] * threads)
+    queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, [op] * threads))
 
 
 def _which_queue(dynamic_pad: bool) -> Any:

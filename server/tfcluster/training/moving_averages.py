@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import (
     GraphKeys,
     Operation,
@@ -129,6 +129,7 @@ class ExponentialMovingAverage:
                 continue
             with init_scope():
                 if isinstance(var, Variable):
+                    internal_deprecations.called_internally(internal_deprecations.INITIALIZED_VALUE)
                     avg = slot_creator.create_slot(
                         var, var.initialized_value(), self.name, colocate_with_primary=True
                     )

@@ -278,15 +278,13 @@ class AdagradOptimizer(Optimizer):
             # depend on the count), else a Fill.
             if v.get_shape().is_fully_defined():
                 internal_deprecations.called_internally_with_argument(
-                    internal_deprecations.CONSTANT_INITIALIZER_DTYPE
+                    internal_deprecations.CONSTANT_DTYPE
                 )
-            init = (
-                init_ops.constant_initializer(
+                init = init_ops.constant_initializer(
                     self._initial_accumulator_value, dtype=v.dtype.base_dtype
                 )
-                if v.get_shape().is_fully_defined()
-                else constant_initializer(self._initial_accumulator_value)
-            )
+            else:
+                init = constant_initializer(self._initial_accumulator_value)
             self._get_or_make_slot_with_initializer(
                 v,
                 init,
@@ -353,13 +351,11 @@ class RMSPropOptimizer(Optimizer):
             # on the op count), a Fill when large.
             if v.get_shape().is_fully_defined():
                 internal_deprecations.called_internally_with_argument(
-                    internal_deprecations.ONES_INITIALIZER_DTYPE
+                    internal_deprecations.ONES_DTYPE
                 )
-            init = (
-                init_ops.ones_initializer(dtype=v.dtype.base_dtype)
-                if v.get_shape().is_fully_defined()
-                else constant_initializer(1.0)
-            )
+                init = init_ops.ones_initializer(dtype=v.dtype.base_dtype)
+            else:
+                init = constant_initializer(1.0)
             self._get_or_make_slot_with_initializer(
                 v,
                 init,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.client.session import BaseSession
-from tfcluster.framework import errors
+from tfcluster.framework import errors, internal_deprecations
 from tfcluster.framework.default_session import get_default_session
 from tfcluster.framework.graph import (
     GraphKeys,
@@ -37,6 +37,7 @@ class QueueRunner:
         queue_runner_def: Any = None,
         import_scope: Any = None,
     ) -> None:
+        internal_deprecations.called_internally(internal_deprecations.QUEUE_RUNNER, 2)
         if queue_runner_def is not None:
             if queue is not None or enqueue_ops:
                 raise ValueError("queue_runner_def and queue are mutually exclusive.")
@@ -185,6 +186,7 @@ class QueueRunner:
 
 
 def add_queue_runner(qr: QueueRunner, collection: str = GraphKeys.QUEUE_RUNNERS) -> None:
+    internal_deprecations.called_internally(internal_deprecations.ADD_QUEUE_RUNNER, 2)
     add_to_collection(collection, qr)
 
 
@@ -198,6 +200,7 @@ def start_queue_runners(
     """Starts the threads of the queue runners in `collection` of sess's graph (TF 1.15's
     checks and words: a MonitoredSession gets nothing, and a default graph without queue
     runners is warned about)."""
+    internal_deprecations.called_internally(internal_deprecations.START_QUEUE_RUNNERS, 2)
     if sess is None:
         sess = get_default_session()
         if sess is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import colocate_with, convert_to_tensor
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, init_ops, variable_scope
@@ -103,7 +103,11 @@ def create_zeros_slot(
         return create_slot_with_initializer(
             primary, init_ops.zeros_initializer(dt), shape, dt, name, colocate_with_primary
         )
-    value = primary.initialized_value() if hasattr(primary, "initialized_value") else primary
+    if hasattr(primary, "initialized_value"):
+        internal_deprecations.called_internally(internal_deprecations.INITIALIZED_VALUE)
+        value = primary.initialized_value()
+    else:
+        value = primary
     zeros = array_ops.zeros(array_ops.shape(value), dtype=dt)
     return create_slot(primary, zeros, name, colocate_with_primary)
 

@@ -11,6 +11,7 @@ import atexit
 import os
 import threading
 import time
+import warnings
 from typing import Any
 
 from tensorboardX.event_file_writer import EventsWriter
@@ -38,18 +39,13 @@ def _as_summary(summary: Any) -> summary_pb2.Summary:
     raise TypeError(f"add_summary expects a Summary proto or its serialized bytes, got {summary!r}")
 
 
-class FileWriter:
-    """Writes summaries, the graph and session logs to an event file in `logdir`."""
+class EventFileWriter:
+    """The events file of a directory: TF's EventFileWriter (FileWriter.event_writer). Events
+    are written as they come into a buffered file, handed to the OS every `max_queue` events
+    and synced every `flush_secs`, on flush() and on close()."""
 
     def __init__(
-        self,
-        logdir: str,
-        graph: Any = None,
-        max_queue: int = 10,
-        flush_secs: float = 120,
-        graph_def: Any = None,
-        filename_suffix: str | None = None,
-        session: Any = None,
+        self, logdir: str, max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = ""
     ) -> None:
         self._logdir = str(logdir)
         self._flush_secs = flush_secs
@@ -57,17 +53,8 @@ class FileWriter:
         self._user_suffix = filename_suffix or ""
         self._lock = threading.Lock()
         self._closed = True
-        # Tags whose metadata (a plugin's name and data) this writer already wrote.
-        self._seen_summary_tags: set[str] = set()
         self._writer: EventsWriter | None = None
         self.reopen()
-        if graph is not None or graph_def is not None:
-            self.add_graph(graph, graph_def=graph_def)
-            # As TF: a writer given the graph also writes its MetaGraph.
-            given = graph_def if graph_def is not None else graph
-            if not isinstance(given, graph_pb2.GraphDef):
-                given = given.as_graph_def(add_shapes=True)
-            self.add_meta_graph(meta_graph.create_meta_graph_def(graph_def=given))
 
     def get_logdir(self) -> str:
         return self._logdir
@@ -99,7 +86,6 @@ class FileWriter:
             self._writer = open_events_file(self._logdir, self._user_suffix)
         return self._writer
 
-    # ---- events ------------------------------------------------------------------------
     def add_event(self, event: Any) -> None:
         with self._lock:
             if self._closed:
@@ -117,6 +103,73 @@ class FileWriter:
                 # the OS (readers see them) without an fsync per max_queue events.
                 _hand_to_os(writer)
                 self._pending = 0
+
+    def flush(self) -> None:
+        with self._lock:
+            if not self._closed and self._writer is not None:
+                self._writer.flush()
+                self._pending = 0
+                self._last_flush = time.monotonic()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            if self._writer is not None:
+                self._writer.close()
+            self._closed = True
+
+
+class FileWriter:
+    """Writes summaries, the graph and session logs to an event file in `logdir`."""
+
+    def __init__(
+        self,
+        logdir: str,
+        graph: Any = None,
+        max_queue: int = 10,
+        flush_secs: float = 120,
+        graph_def: Any = None,
+        filename_suffix: str | None = None,
+        session: Any = None,
+    ) -> None:
+        self.event_writer = EventFileWriter(logdir, max_queue, flush_secs, filename_suffix or "")
+        self._closed = False
+        # Tags whose metadata (a plugin's name and data) this writer already wrote.
+        self._seen_summary_tags: set[str] = set()
+        if graph is not None or graph_def is not None:
+            self.add_graph(graph, graph_def=graph_def)
+            # As TF: a writer given the graph also writes its MetaGraph.
+            given = graph_def if graph_def is not None else graph
+            if not isinstance(given, graph_pb2.GraphDef):
+                given = given.as_graph_def(add_shapes=True)
+            self.add_meta_graph(meta_graph.create_meta_graph_def(graph_def=given))
+
+    def get_logdir(self) -> str:
+        return self.event_writer.get_logdir()
+
+    @property
+    def event_file(self) -> str:
+        """The current event file (made now if nothing was written yet)."""
+        return self.event_writer.event_file
+
+    def _warn_if_event_writer_is_closed(self) -> None:
+        if self._closed:
+            warnings.warn(
+                "Attempting to use a closed FileWriter. The operation will be a noop unless "
+                "the FileWriter is explicitly reopened.",
+                stacklevel=1,  # as TF: the warning names the library line, once
+            )
+
+    def reopen(self) -> None:
+        """Starts a new event file after close(); does nothing while open."""
+        self.event_writer.reopen()
+        self._closed = False
+
+    # ---- events ------------------------------------------------------------------------
+    def add_event(self, event: Any) -> None:
+        self._warn_if_event_writer_is_closed()
+        self.event_writer.add_event(event)
 
     def _event(self, global_step: Any = None, **fields: Any) -> Any:
         ev = event_pb2.Event(wall_time=time.time(), **fields)
@@ -164,19 +217,12 @@ class FileWriter:
 
     # ---- lifecycle ---------------------------------------------------------------------
     def flush(self) -> None:
-        with self._lock:
-            if not self._closed and self._writer is not None:
-                self._writer.flush()
-                self._pending = 0
-                self._last_flush = time.monotonic()
+        self._warn_if_event_writer_is_closed()
+        self.event_writer.flush()
 
     def close(self) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            if self._writer is not None:
-                self._writer.close()
-            self._closed = True
+        self.event_writer.close()
+        self._closed = True
 
     def __enter__(self) -> FileWriter:
         return self
@@ -225,4 +271,12 @@ def _hand_to_os(writer: EventsWriter) -> None:
 # The hooks' writers stay open for the process; close them (flushing) when it exits.
 atexit.register(FileWriterCache.clear)
 
-__all__ = ["Event", "FileWriter", "FileWriterCache", "SessionLog", "Summary", "SummaryWriterCache"]
+__all__ = [
+    "Event",
+    "EventFileWriter",
+    "FileWriter",
+    "FileWriterCache",
+    "SessionLog",
+    "Summary",
+    "SummaryWriterCache",
+]

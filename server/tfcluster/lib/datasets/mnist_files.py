@@ -20,6 +20,7 @@ import numpy as np
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import get_seed
 from tfcluster.lib.io import gfile
+from tfcluster.lib.platform.function_deprecation import deprecated
 
 DEFAULT_SOURCE_URL = "https://storage.googleapis.com/cvdf-datasets/mnist/"
 TRAIN_IMAGES = "train-images-idx3-ubyte.gz"
@@ -30,6 +31,11 @@ IMAGES_MAGIC = 2051
 LABELS_MAGIC = 2049
 
 Datasets = collections.namedtuple("Datasets", ["train", "validation", "test"])
+
+_MNIST = "tensorflow.contrib.learn.python.learn.datasets.mnist"
+_BASE = "tensorflow.contrib.learn.python.learn.datasets.base"
+_USE_MODELS = "Please use alternatives such as official/mnist/dataset.py from tensorflow/models."
+_USE_TF_DATA = "Please use tf.data to implement this functionality."
 
 
 def _read_big_endian_u32(stream: gzip.GzipFile) -> int:
@@ -46,6 +52,7 @@ def _payload(stream: gzip.GzipFile, size: int, name: str) -> np.ndarray:
     return np.frombuffer(buf, dtype=np.uint8)
 
 
+@deprecated("extract_images", _MNIST, _USE_TF_DATA)
 def extract_images(f: Any) -> np.ndarray:
     """The images of an IDX3 gzip file object as uint8 [index, y, x, 1]."""
     print("Extracting", f.name)
@@ -58,6 +65,7 @@ def extract_images(f: Any) -> np.ndarray:
         return data.reshape(count, rows, cols, 1)
 
 
+@deprecated("dense_to_one_hot", _MNIST, "Please use tf.one_hot on tensors.")
 def dense_to_one_hot(labels_dense: np.ndarray, num_classes: int) -> np.ndarray:
     """Class ids -> float64 one-hot rows (TF's tutorial reader returns float64 here)."""
     out = np.zeros((labels_dense.shape[0], num_classes))
@@ -65,6 +73,7 @@ def dense_to_one_hot(labels_dense: np.ndarray, num_classes: int) -> np.ndarray:
     return out
 
 
+@deprecated("extract_labels", _MNIST, _USE_TF_DATA)
 def extract_labels(f: Any, one_hot: bool = False, num_classes: int = 10) -> np.ndarray:
     """The labels of an IDX1 gzip file object: uint8 [index], or one-hot rows."""
     print("Extracting", f.name)
@@ -79,6 +88,7 @@ def extract_labels(f: Any, one_hot: bool = False, num_classes: int = 10) -> np.n
 class DataSet:
     """Images and labels with epoch-wise shuffled batches, as TF's tutorial DataSet."""
 
+    @deprecated("DataSet.__init__", _MNIST, _USE_MODELS)
     def __init__(
         self,
         images: Any,
@@ -161,6 +171,7 @@ class DataSet:
         )
 
 
+@deprecated("maybe_download", _BASE, "Please write your own downloading logic.")
 def maybe_download(filename: str, work_directory: str, source_url: str) -> str:
     """`work_directory/filename`, downloaded from `source_url` first when it is not there."""
     if not gfile.exists(work_directory):
@@ -184,6 +195,7 @@ def _read(train_dir: str, name: str, source_url: str, **label_options: Any) -> n
         return extract_labels(f, **label_options) if label_options else extract_images(f)
 
 
+@deprecated("read_data_sets", _MNIST, _USE_MODELS)
 def read_data_sets(
     train_dir: str,
     fake_data: bool = False,
@@ -223,5 +235,6 @@ def read_data_sets(
     )
 
 
+@deprecated("load_mnist", _MNIST, _USE_MODELS)
 def load_mnist(train_dir: str = "MNIST-data") -> Datasets:
     return read_data_sets(train_dir)

@@ -305,7 +305,7 @@ class Adagrad(Optimizer):
         for var in var_list:
             dtype = var.dtype.base_dtype
             internal_deprecations.called_internally_with_argument(
-                internal_deprecations.CONSTANT_INITIALIZER_DTYPE
+                internal_deprecations.CONSTANT_DTYPE
             )
             init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
             self.add_slot(var, "accumulator", init)
@@ -612,7 +612,7 @@ class Ftrl(Optimizer):
         for var in var_list:
             dtype = var.dtype.base_dtype
             internal_deprecations.called_internally_with_argument(
-                internal_deprecations.CONSTANT_INITIALIZER_DTYPE
+                internal_deprecations.CONSTANT_DTYPE
             )
             init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
             self.add_slot(var, "accumulator", init)

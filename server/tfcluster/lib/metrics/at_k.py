@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from tfcluster.framework import dtypes, errors
+from tfcluster.framework import dtypes, errors, internal_deprecations
 from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.lib.metrics.metrics_impl import (
@@ -247,6 +247,7 @@ def recall_at_top_k(
         fn, fn_update = _streaming_count_at_k(
             "false_negative", labels, top_k_idx, k, class_id, weights, "recall_at_top_k"
         )
+        internal_deprecations.called_internally(internal_deprecations.DIV)
         metric = _aggregate_across_replicas(
             metrics_collections,
             lambda _, tp, fn: math_ops.div(tp, math_ops.add(tp, fn), name=scope),
@@ -307,6 +308,7 @@ def precision_at_top_k(
         fp, fp_update = _streaming_count_at_k(
             "false_positive", labels, top_k_idx, k, class_id, weights, "precision_at_top_k"
         )
+        internal_deprecations.called_internally(internal_deprecations.DIV)
         metric = _aggregate_across_replicas(
             metrics_collections,
             lambda _, tp, fp: math_ops.div(tp, math_ops.add(tp, fp), name=scope),
@@ -446,6 +448,7 @@ def _sparse_average_precision_at_top_k(labels: Any, predictions_idx: Any) -> Ten
         retrieved_per_k = math_ops.cumsum(
             array_ops.ones_like(relevant_per_k), axis=-1, name="retrieved_per_k"
         )
+        internal_deprecations.called_internally(internal_deprecations.DIV)
         precision_per_k = math_ops.div(
             math_ops.cast(tp_per_k, dtypes.float64),
             math_ops.cast(retrieved_per_k, dtypes.float64),

@@ -778,6 +778,7 @@ def precision_at_thresholds(
         epsilon = 1e-7
 
         def compute(tp: Any, fp: Any, name: str) -> Tensor:
+            internal_deprecations.called_internally(internal_deprecations.DIV)
             return math_ops.div(tp, epsilon + tp + fp, name="precision_" + name)
 
         prec = _aggregate_across_replicas(
@@ -806,6 +807,7 @@ def recall_at_thresholds(
         epsilon = 1e-7
 
         def compute(tp: Any, fn: Any, name: str) -> Tensor:
+            internal_deprecations.called_internally(internal_deprecations.DIV)
             return math_ops.div(tp, epsilon + tp + fn, name="recall_" + name)
 
         rec = _aggregate_across_replicas(
@@ -839,6 +841,7 @@ def sensitivity_at_specificity(
         )
 
         def compute(tp: Any, tn: Any, fp: Any, fn: Any, name: str) -> Tensor:
+            internal_deprecations.called_internally(internal_deprecations.DIV)
             specificities = math_ops.div(tn, tn + fp + kepsilon)
             tf_index = math_ops.argmin(math_ops.abs(specificities - specificity), 0)
             tf_index = math_ops.cast(tf_index, dtypes.int32)
@@ -880,6 +883,7 @@ def specificity_at_sensitivity(
         )
 
         def compute(tp: Any, tn: Any, fp: Any, fn: Any, name: str) -> Tensor:
+            internal_deprecations.called_internally(internal_deprecations.DIV)
             sensitivities = math_ops.div(tp, tp + fn + kepsilon)
             # The last index among ties: argmax of the running count of the minima.
             min_val = math_ops.reduce_min(math_ops.abs(sensitivities - sensitivity))

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, tensor_util
+from tfcluster.framework import dtypes, internal_deprecations, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import as_shape
 from tfcluster.lib.rnn import nest
@@ -61,6 +61,17 @@ def get_activation(activation: Any) -> Any:
     if callable(activation):
         return activation
     raise ValueError(f"Could not interpret activation function identifier: {activation!r}")
+
+
+def _zeros_with_dtype(dtype: Any) -> Any:
+    """TF's cells' bias initializer, made with dtype (a deprecated argument TF announces)."""
+    internal_deprecations.called_internally_with_argument(internal_deprecations.ZEROS_DTYPE, 2)
+    return init_ops.zeros_initializer(dtype=dtype)
+
+
+def _constant_with_dtype(value: float, dtype: Any) -> Any:
+    internal_deprecations.called_internally_with_argument(internal_deprecations.CONSTANT_DTYPE, 2)
+    return init_ops.constant_initializer(value, dtype=dtype)
 
 
 def _get_initializer(initializer: Any) -> Any:
@@ -303,7 +314,7 @@ class BasicRNNCell(LayerRNNCell):
         self._bias = self.add_variable(
             _BIAS_VARIABLE_NAME,
             shape=[self._num_units],
-            initializer=init_ops.zeros_initializer(dtype=self.dtype),
+            initializer=_zeros_with_dtype(self.dtype),
         )
         self.built = True
 
@@ -362,7 +373,7 @@ class GRUCell(LayerRNNCell):
             initializer=(
                 self._bias_initializer
                 if self._bias_initializer is not None
-                else init_ops.constant_initializer(1.0, dtype=self.dtype)
+                else _constant_with_dtype(1.0, self.dtype)
             ),
         )
         self._candidate_kernel = self.add_variable(
@@ -376,7 +387,7 @@ class GRUCell(LayerRNNCell):
             initializer=(
                 self._bias_initializer
                 if self._bias_initializer is not None
-                else init_ops.zeros_initializer(dtype=self.dtype)
+                else _zeros_with_dtype(self.dtype)
             ),
         )
         self.built = True
@@ -459,7 +470,7 @@ class BasicLSTMCell(LayerRNNCell):
         self._bias = self.add_variable(
             _BIAS_VARIABLE_NAME,
             shape=[4 * self._num_units],
-            initializer=init_ops.zeros_initializer(dtype=self.dtype),
+            initializer=_zeros_with_dtype(self.dtype),
         )
         self.built = True
 
@@ -576,9 +587,7 @@ class LSTMCell(LayerRNNCell):
             partitioner=unit_partitioner,
         )
         bias_init = (
-            init_ops.zeros_initializer
-            if self.dtype is None
-            else init_ops.zeros_initializer(dtype=self.dtype)
+            init_ops.zeros_initializer if self.dtype is None else _zeros_with_dtype(self.dtype)
         )
         self._bias = self.add_variable(
             _BIAS_VARIABLE_NAME, shape=[4 * self._num_units], initializer=bias_init

@@ -16,7 +16,7 @@ import weakref
 from collections import Counter
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.func_graph import flatten
 from tfcluster.framework.graph import (
     Graph,
@@ -352,7 +352,11 @@ class Layer:
             self._non_trainable_weights += moved
         return variable
 
-    add_variable = add_weight
+    def add_variable(self, *args: Any, **kwargs: Any) -> Any:
+        """Deprecated alias of add_weight; its first call announces the deprecation, from the
+        caller (TF's cells call it in build: TF names its file)."""
+        internal_deprecations.called_internally(internal_deprecations.LAYER_ADD_VARIABLE, 2)
+        return self.add_weight(*args, **kwargs)
 
     def _add_regularization(self, name: str, parts: list[Any], regularizer: Any) -> None:
         for v in parts:

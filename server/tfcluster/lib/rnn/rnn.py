@@ -412,6 +412,7 @@ def bidirectional_dynamic_rnn(
 
     with vs.variable_scope(scope or "bidirectional_rnn"):
         with vs.variable_scope("fw") as fw_scope:
+            internal_deprecations.called_internally(internal_deprecations.DYNAMIC_RNN)
             output_fw, output_state_fw = dynamic_rnn(
                 cell=cell_fw,
                 inputs=inputs,
@@ -538,6 +539,7 @@ def raw_rnn(
                     if cur_i.shape.ndims == 0:
                         return cand_i
                     with colocate_with(cand_i):
+                        internal_deprecations.called_internally(internal_deprecations.WHERE)
                         return array_ops.where(elements_finished, cur_i, cand_i)
 
                 return nest.map_structure(copy_fn, current, candidate)
@@ -738,6 +740,7 @@ def static_bidirectional_rnn(
         raise ValueError("inputs must not be empty")
     with vs.variable_scope(scope or "bidirectional_rnn"):
         with vs.variable_scope("fw") as fw_scope:
+            internal_deprecations.called_internally(internal_deprecations.STATIC_RNN)
             output_fw, output_state_fw = static_rnn(
                 cell_fw, inputs, initial_state_fw, dtype, sequence_length, scope=fw_scope
             )

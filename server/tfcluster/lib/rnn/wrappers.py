@@ -12,7 +12,7 @@ import numbers
 from collections.abc import Callable
 from typing import Any
 
-from tfcluster.framework import tensor_util
+from tfcluster.framework import internal_deprecations, tensor_util
 from tfcluster.framework.graph import convert_to_tensor, device, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.rnn import nest
@@ -161,6 +161,7 @@ class DropoutWrapper(_RNNCellWrapper):
     ) -> Any:
         random_tensor = keep_prob + noise
         binary_tensor = math_ops.floor(random_tensor)
+        internal_deprecations.called_internally(internal_deprecations.DIV)
         ret = math_ops.div(value, keep_prob) * binary_tensor
         ret.set_shape(value.shape)
         return ret

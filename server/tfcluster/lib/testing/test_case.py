@@ -37,6 +37,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.versions import GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER
 from tfcluster.lib.platform import tf_logging
+from tfcluster.lib.platform.function_deprecation import deprecated
 from tfcluster.lib.testing import devices, googletest
 
 DEFAULT_GRAPH_SEED = 87654321
@@ -200,6 +201,11 @@ class TestCase(absltest.TestCase):
             yield cached
 
     @contextlib.contextmanager
+    @deprecated(
+        "TensorFlowTestCase.test_session",
+        "tensorflow.python.framework.test_util",
+        "Use `self.session()` or `self.cached_session()` instead.",
+    )
     def test_session(
         self,
         graph: Graph | None = None,

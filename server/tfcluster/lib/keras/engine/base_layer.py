@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import backend, initializers
@@ -212,7 +212,10 @@ class KerasLayerMixin:
     add_weight: Any = _keras_add_weight
 
     def add_variable(self, *args: Any, **kwargs: Any) -> Any:
-        """Deprecated alias of add_weight (TF 1.15 takes the same arguments)."""
+        """Deprecated alias of add_weight (TF 1.15 takes the same arguments); its first call
+        announces the deprecation, from the caller (TF's RNN cells and feature columns call
+        it: TF names their files)."""
+        internal_deprecations.called_internally(internal_deprecations.LAYER_ADD_VARIABLE, 2)
         return self.add_weight(*args, **kwargs)
 
     def get_weights(self) -> list[np.ndarray]:
