@@ -156,9 +156,7 @@ def deprecated_arguments(qualified: str, module: str, instructions: str, *names:
             if _argument_reporter is not None:
                 for name in names:
                     if positions[name] < len(args) or name in kwargs:
-                        _argument_reporter(
-                            qualified, module, name, instructions, sys._getframe(1)
-                        )
+                        _argument_reporter(qualified, module, name, instructions, sys._getframe(1))
             return fn(*args, **kwargs)
 
         return call  # type: ignore[return-value]
