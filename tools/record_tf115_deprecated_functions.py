@@ -8,7 +8,9 @@ the same for classes whose own __init__ carries the decorators ("classes",
 "class_arguments"), and {"methods": {public class name: {attribute: [qualified name, module,
 date, instructions, kind]}}} for their deprecated methods and properties
 (method_deprecations_of), and "internal_methods" for those of classes TF's own code uses
-(INTERNAL_CLASSES).
+(INTERNAL_CLASSES); "functions_under_decorator" holds the functions whose whole deprecation
+sits under another decorator (tf_should_use's, dispatch's), which TF announces from that
+decorator's file instead of the program's line.
 
 TF prints, on a program's first call of such a function, "From prog.py:3: dense (from
 tensorflow.python.layers.core) is deprecated and will be removed in a future version.
@@ -178,6 +180,7 @@ INTERNAL_CLASSES = (
 
 def main():
     table, by_arguments, classes, class_arguments, methods = {}, {}, {}, {}, {}
+    under_decorator = {}
     for module in list(sys.modules.values()):
         if not isinstance(module, module_wrapper.TFModuleWrapper):
             continue
@@ -205,6 +208,8 @@ def main():
             found = deprecation_of(value)
             if found is not None and outermost_deprecation(value):
                 (classes if is_class else table)[full] = found
+            elif found is not None and not is_class:
+                under_decorator[full] = found
             arguments = argument_deprecations_of(value)
             if arguments:
                 (class_arguments if is_class else by_arguments)[full] = arguments
@@ -223,6 +228,7 @@ def main():
         "class_arguments": class_arguments,
         "methods": methods,
         "internal_methods": internal_methods,
+        "functions_under_decorator": under_decorator,
     }
     with open(OUT, "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)

@@ -25,6 +25,7 @@ from tfcluster.ops import variables as _variables  # noqa: E402
 
 _math_ops.install_operator_overloads(_variables.Variable)
 
+from tfcluster.framework import numpy1_conversions as _numpy1_conversions  # noqa: E402
 from tfcluster.framework import numpy1_names as _numpy1_names  # noqa: E402
 from tfcluster.framework import numpy_printing as _numpy_printing  # noqa: E402
 from tfcluster.framework import proto_int_values as _proto_int_values  # noqa: E402
@@ -38,6 +39,7 @@ _proto_text.install()
 _proto_int_values.install()
 _numpy_printing.install()
 _numpy1_names.install()
+_numpy1_conversions.install()
 _python37_names.install()
 
 from tfcluster.lib.platform import tf_logging as _tf_logging  # noqa: E402

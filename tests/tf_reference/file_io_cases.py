@@ -135,6 +135,22 @@ def file_io_class_writes_then_reads(file_io, root):
     return {"lines": lines, "size": file_io.stat(path).length}
 
 
+def matching_files_under_missing_directories_spelled_with_repeated_slashes(file_io, root):
+    """The missing directory a pattern's fixed part names, in the error as the pattern spells
+    it (TF's Dirname keeps repeated slashes, and one before the file part)."""
+    os.makedirs(os.path.join(root, "a"))
+    patterns = {
+        "double_in_missing": root + "/nope//deeper/m.index",
+        "double_before_file": root + "/nope/deeper//m*",
+        "double_after_existing": root + "/a//missing/x",
+        "after_root": root + "//nope/m",
+    }
+    return {
+        key: _error(root, lambda p=p: file_io.get_matching_files(p))
+        for key, p in sorted(patterns.items())
+    }
+
+
 CASES = {
     fn.__name__: fn
     for fn in (
@@ -149,5 +165,6 @@ CASES = {
         copy_and_rename_onto_an_existing_file,
         atomic_write_replaces_and_leaves_no_temporary,
         file_io_class_writes_then_reads,
+        matching_files_under_missing_directories_spelled_with_repeated_slashes,
     )
 }

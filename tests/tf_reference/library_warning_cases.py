@@ -10,8 +10,16 @@ under the bidirectional ones, where in raw_rnn and a "div" partitioned lookup, d
 variational DropoutWrapper, and the dtype of the RMSProp and Adagrad slot initializers; what
 queue-based input calls (input_producer, limit_epochs, count_up_to, QueueRunner,
 add_queue_runner, start_queue_runners), boolean_mask's where (a MonitoredSession's and a
-Supervisor's readiness check), a hook's or moving average's initialized_value. Every
-"is deprecated" warning counts, in order. Each program runs as a script
+Supervisor's readiness check), a hook's or moving average's initialized_value; and
+build_tensor_info, announced at the first SignatureDef a builder makes (simple_save's),
+extract_sub_graph that convert_variables_to_constants calls, the cells' logged warnings (a
+concatenated state, one cell twice in a MultiRNNCell, LSTMCell's shards), the modules behind
+tf.gfile, tf.logging and tf.nn imported by path (tensorflow.python.platform.gfile, ...): their
+deprecated functions warn, their names do not; and initialize_all_variables,
+initialize_variables, initialize_local_variables and batch_gather, whose deprecation TF
+announces from the file of the decorator around it (tf_should_use's, dispatch's). Every
+"is deprecated" warning and the watched logged lines count, in order. Each program runs as a
+script
 file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
 says them) are compared without that "From <file>:<line>:" part, and so are the program's
 own. Written once for TF 1.15 (record_library_warnings.py) and tfcluster
@@ -72,6 +80,101 @@ case = T("test_add")
 case.setUp()
 case.test_add()
 case.tearDown()
+""",
+    "simple_save_then_build_tensor_info": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 3], name="x")
+w = tf.Variable(tf.ones([3, 2]), name="w")
+y = tf.matmul(x, w, name="y")
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    tf.saved_model.simple_save(sess, "model", inputs={"x": x}, outputs={"y": y})
+info = tf.saved_model.utils.build_tensor_info(y)
+print(info.name)
+""",
+    "build_tensor_info_then_predict_signature": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 3], name="x")
+info = tf.saved_model.utils.build_tensor_info(x)
+sig = tf.saved_model.signature_def_utils.predict_signature_def({"x": x}, {"y": x * 2})
+print(info.name, sig.method_name)
+""",
+    "regression_signature_from_compat_v1": """
+import tensorflow as tf
+v1 = tf.compat.v1
+examples = v1.placeholder(tf.string, [None], name="examples")
+scores = v1.placeholder(tf.float32, [None], name="scores")
+sig = v1.saved_model.regression_signature_def(examples, scores)
+info = v1.saved_model.build_tensor_info(scores)
+print(sig.method_name, info.name)
+""",
+    "rnn_cells_built_by_static_rnn": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [2, 3])
+cells = [tf.nn.rnn_cell.BasicLSTMCell(4, state_is_tuple=False), tf.nn.rnn_cell.GRUCell(4)]
+cell = tf.nn.rnn_cell.MultiRNNCell(cells, state_is_tuple=False)
+out, state = tf.nn.static_rnn(cell, [x, x], dtype=tf.float32)
+same = tf.nn.rnn_cell.BasicRNNCell(2)
+first = tf.nn.rnn_cell.MultiRNNCell([same, same])
+second = tf.nn.rnn_cell.MultiRNNCell([same, same])
+lstm = tf.nn.rnn_cell.LSTMCell(3, state_is_tuple=False, num_proj_shards=1)
+y, _ = lstm(x, lstm.zero_state(2, tf.float32))
+print(out[-1].shape, state.shape, y.shape)
+""",
+    "program_initializer_dtype_before_cells": """
+import tensorflow as tf
+init = tf.zeros_initializer(dtype=tf.float32)
+x = tf.placeholder(tf.float32, [2, 3])
+cell = tf.nn.rnn_cell.BasicRNNCell(4)
+y, _ = cell(x, cell.zero_state(2, tf.float32))
+gru = tf.nn.rnn_cell.GRUCell(2)
+z, _ = gru(y, gru.zero_state(2, tf.float32))
+print(z.shape)
+""",
+    "frozen_graph_then_extract_sub_graph": """
+import tensorflow as tf
+w = tf.Variable([1.0, 2.0], name="w")
+y = tf.identity(w * 2.0, name="y")
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    frozen = tf.graph_util.convert_variables_to_constants(sess, sess.graph_def, ["y"])
+sub = tf.graph_util.extract_sub_graph(frozen, ["y"])
+print(sorted(n.op for n in sub.node))
+""",
+    "gfile_and_logging_by_module_path": """
+from tensorflow.python.platform import gfile
+from tensorflow.python.platform import tf_logging as logging
+import tensorflow as tf
+with gfile.FastGFile("prog.py", "rb") as f:
+    n = len(f.read())
+logging.set_verbosity(logging.INFO)
+logging.info("read %d", n > 0)
+print(gfile.Exists("prog.py"), gfile.IsDirectory("."))
+tf.logging.info("again")
+print(tf.gfile.Exists("prog.py"))
+""",
+    "nn_module_by_path_then_tf_nn": """
+from tensorflow.python.ops import nn
+import tensorflow as tf
+logits = tf.constant([[1.0, 2.0]])
+labels = tf.constant([[0.0, 1.0]])
+a = nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+b = nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+c = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+print(a.shape, b.shape, c.shape)
+""",
+    "initializers_by_deprecated_names": """
+import tensorflow as tf
+v = tf.Variable(1.0)
+init = tf.initialize_all_variables()
+again = tf.initialize_all_variables()
+local = tf.initialize_local_variables()
+some = tf.initialize_variables([v])
+g = tf.batch_gather(tf.constant([[1, 2], [3, 4]]), tf.constant([[1], [0]]))
+init2 = tf.global_variables_initializer()
+with tf.Session() as sess:
+    sess.run(init)
+    print(init.name, again.name, local.name, some.name, init2.name, sess.run(g).tolist())
 """,
     "ref_variables_only": """
 import tensorflow as tf
@@ -252,10 +355,19 @@ print("done")
 }
 
 _FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
-_WATCHED = (" is deprecated",)
+_WATCHED = (
+    " is deprecated",
+    "Using a concatenated state",
+    "At least two cells",
+    "num_unit_shards",
+    "INFO:tensorflow:",
+)
 # Python's warnings ("<file>:<line>: UserWarning: ..."), compared without the file, line and
 # code line, which are the library's.
 _PYTHON_WARNING = re.compile(r"^(\S.*:\d+: )(\w*Warning: .*)$")
+# An object's default repr in a logged message: its class name only (TF's module path and the
+# address are TensorFlow's own).
+_OBJECT = re.compile(r"<[\w.]+\.(\w+) object at 0x[0-9a-fA-F]+>")
 
 
 def warnings_of(stderr, where):
@@ -268,15 +380,18 @@ def warnings_of(stderr, where):
             source_next = False  # the library's own code line Python prints under a warning
             continue
         source_next = bool(_PYTHON_WARNING.match(line))
-        if line.startswith("WARNING:"):
+        if line.startswith(("WARNING:", "INFO:")):
             records.append([line])
         elif records and line.strip():
             records[-1].append(_PYTHON_WARNING.sub(r"\2", line))
     out = []
     for lines in records:
         text = "\n".join(lines)
+        if not any(w in text for w in _WATCHED):
+            continue
         match = _FROM.match(text)
-        if not match or not any(w in text for w in _WATCHED):
+        if not match:
+            out.append(["log", _OBJECT.sub(r"<\1 object>", text)])
             continue
         program = match.group(1) in ("prog.py", os.path.join(where, "prog.py"))
         whose = "program" if program else "library"

@@ -2,7 +2,10 @@
 (tests/tf_reference/record_library_warnings.py): Layer.apply announced at the first tf.layers
 function (so a program's own later apply says nothing), and BaseResourceVariable's
 `constraint` at the first resource variable (a Keras model's, a tf.Variable's), none for
-reference variables alone."""
+reference variables alone, and build_tensor_info at the first SignatureDef simple_save or a
+signature builder makes (none from the library after the program's own call), the deprecated
+calls tf.nn.rnn_cell's cells make when built, extract_sub_graph in
+convert_variables_to_constants, and the cells' tf.logging warnings."""
 
 from __future__ import annotations
 

@@ -87,6 +87,17 @@ def _methods_by_module() -> dict[str, dict[str, dict[str, list[Any]]]]:
 
 
 @functools.cache
+def _under_decorator_by_module() -> dict[str, dict[str, tuple[str, str, str | None, str]]]:
+    """module path -> {name: whole deprecation} of the functions whose deprecation TF wraps in
+    another decorator (tf_should_use's for initialize_all_variables, dispatch's for
+    batch_gather): TF announces them from that decorator's file, a library file."""
+    return {
+        path: {name: tuple(record) for name, record in records.items()}  # type: ignore[misc]
+        for path, records in _by_module("functions_under_decorator").items()
+    }
+
+
+@functools.cache
 def _functions_file() -> dict[str, dict[str, Any]]:
     with _FUNCTIONS_FILE.open() as f:
         tables: dict[str, dict[str, Any]] = json.load(f)
@@ -110,8 +121,12 @@ _announced_functions: set[tuple[str, str]] = set()
 _wrappers: dict[int, Any] = {}
 
 
-def _announcing(fn: Any, deprecation: tuple[str, str, str | None, str]) -> Any:
-    """fn, announcing on the program's first call what TF 1.15's deprecation decorator does."""
+def _announcing(
+    fn: Any, deprecation: tuple[str, str, str | None, str], from_library: bool = False
+) -> Any:
+    """fn, announcing on the program's first call what TF 1.15's deprecation decorator does:
+    from the program's line, or with from_library (TF's decorator under another one) from a
+    tfcluster file, where TF names that other decorator's."""
     qualified, module, date, instructions = deprecation
     key = (qualified, module)
 
@@ -125,7 +140,7 @@ def _announcing(fn: Any, deprecation: tuple[str, str, str | None, str]) -> Any:
                     _announced_functions.add(key)
                 if first:
                     _warn_from(
-                        frame,
+                        sys._getframe(0) if from_library else frame,
                         "%s (from %s) is deprecated and will be removed %s.\n"
                         "Instructions for updating:\n%s",
                         qualified,
@@ -143,7 +158,11 @@ def _function_deprecations() -> dict[tuple[str, str], tuple[str | None, str]]:
     """(qualified name, TF's module) -> (date, instructions) of the functions and methods TF
     1.15 deprecates as a whole."""
     out: dict[tuple[str, str], tuple[str | None, str]] = {}
-    for qualified, module, date, instructions in _functions_file()["functions"].values():
+    functions = [
+        *_functions_file()["functions"].values(),
+        *_functions_file()["functions_under_decorator"].values(),
+    ]
+    for qualified, module, date, instructions in functions:
         out[(qualified, module)] = (date, instructions)
     # And classes' constructors (QueueRunner.__init__, which input producers call), methods
     # (Layer.apply, which tf.layers' functions call) and methods of classes only TF's code
@@ -326,14 +345,20 @@ def _wrap_deprecated_functions(module: types.ModuleType, module_path: str) -> No
     namespace = types.ModuleType.__getattribute__(module, "__dict__")
     whole = _functions_by_module().get(module_path, {})
     arguments = _arguments_by_module().get(module_path, {})
-    for name in sorted({*whole, *arguments}):
+    from_library = _under_decorator_by_module().get(module_path, {})
+    for name in sorted({*whole, *arguments, *from_library}):
         fn = namespace.get(name)
         if fn is None or not callable(fn) or isinstance(fn, type):
             continue
         with _lock:
             wrapper = _wrappers.get(id(fn))
             if wrapper is None:
-                wrapper = _announcing_call(fn, whole.get(name), arguments.get(name))
+                wrapper = _announcing_call(
+                    fn,
+                    whole.get(name) or from_library.get(name),
+                    arguments.get(name),
+                    name in from_library,
+                )
                 _wrappers[id(fn)] = wrapper
         namespace[name] = wrapper
     classes = _classes_by_module().get(module_path, {})
@@ -390,12 +415,13 @@ def _announcing_call(
     fn: Any,
     whole: tuple[str, str, str | None, str] | None,
     arguments: list[dict[str, Any]] | None,
+    from_library: bool = False,
 ) -> Any:
     """fn, announcing its deprecation (as a whole, and for the arguments a call passes)."""
     if arguments:
         fn = _announcing_arguments(fn, arguments)
     if whole:
-        fn = _announcing(fn, whole)
+        fn = _announcing(fn, whole, from_library)
     return fn
 
 
@@ -488,6 +514,23 @@ def quiet_view(module: types.ModuleType) -> types.ModuleType:
     return view
 
 
+def _compat_v1_error(
+    target: types.ModuleType, name: str, error: AttributeError
+) -> AttributeError | None:
+    """TF's "no attribute" error of `tf.<path>` read through tf.compat.v1, which TF 1.15 says
+    of its own module there ('tensorflow._api.v1.compat.v1.nn'); None for any other error."""
+    from tfcluster.api import _unimplemented
+
+    path = _module_path(target)
+    if path is None:
+        return None
+    said = f"module '{_unimplemented.tf_module_name(path)}' has no attribute '{name}'"
+    if str(error) != said:
+        return None
+    module = _unimplemented.tf_compat_v1_module_name(path)
+    return AttributeError(f"module '{module}' has no attribute '{name}'", name=None, obj=None)
+
+
 class QuietModule(types.ModuleType):
     """A module of the tree as `tf.compat.v1` shows it: every read and write goes to the
     module itself, without its deprecation warnings; its submodules are views too."""
@@ -500,12 +543,18 @@ class QuietModule(types.ModuleType):
 
     def __getattr__(self, name: str) -> Any:
         target = object.__getattribute__(self, "_quiet_target")
-        if isinstance(target, DeprecatingModule):
-            # Past the warnings of DeprecatingModule.__getattribute__.
-            value = types.ModuleType.__getattribute__(target, name)
-        else:
-            # (A module of its own class, such as an unimplemented module's, answers itself.)
-            value = getattr(target, name)
+        try:
+            if isinstance(target, DeprecatingModule):
+                # Past the warnings of DeprecatingModule.__getattribute__.
+                value = types.ModuleType.__getattribute__(target, name)
+            else:
+                # (A module of its own class, such as an unimplemented module's, answers itself.)
+                value = getattr(target, name)
+        except AttributeError as e:
+            compat = _compat_v1_error(target, name, e)
+            if compat is None:
+                raise
+            raise compat from None
         return quiet_view(value) if isinstance(value, types.ModuleType) else value
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -70,6 +70,18 @@ def tf_module_name(module_path: str) -> str:
     return f"tensorflow._api.v1.{module_path}"
 
 
+def tf_compat_v1_module_name(module_path: str) -> str:
+    """The __name__ of TF 1.15's module at `tf.compat.v1.<module_path>`: a module of its own
+    under tensorflow._api.v1.compat.v1, or the very module of tf.<module_path> (tf.flags',
+    tf.estimator's, tf.keras')."""
+    name = tf_module_name(module_path)
+    if not module_path:
+        return "tensorflow._api.v1.compat.v1"
+    if name.startswith("tensorflow._api.v1."):
+        return "tensorflow._api.v1.compat.v1." + name[len("tensorflow._api.v1.") :]
+    return name
+
+
 # TF 1.15's lazily loaded tf.contrib: not part of the API tfcluster follows, but programs reach
 # for it by attribute, so its use says so instead of failing with AttributeError.
 CONTRIB = "contrib"
@@ -208,7 +220,11 @@ def lookup(module_path: str, name: str) -> Any:
     if name in tf_names().get(module_path, frozenset()) or (not module_path and name == CONTRIB):
         return unimplemented(public_path(module_path, name))
     # TF's own message, naming its module object (a program printing it prints TF's line).
-    raise AttributeError(f"module '{tf_module_name(module_path)}' has no attribute '{name}'")
+    # With name and obj given (None), Python 3.10+ does not add "Did you mean: ...?" from
+    # this face's names when it prints the error: TF 1.15's Python printed the message alone.
+    raise AttributeError(
+        f"module '{tf_module_name(module_path)}' has no attribute '{name}'", name=None, obj=None
+    )
 
 
 def face_alias(module_path: str) -> types.ModuleType | None:

@@ -38,10 +38,8 @@ class FetchHandler:
 
     def _flatten(self, fetch: Any) -> Any:
         if fetch is None:
-            raise TypeError(
-                f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a "
-                "string or Tensor. (Can not convert a NoneType into a Tensor or Operation.)"
-            )
+            # TF 1.15's words (later versions add what it must be).
+            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}")
         if isinstance(fetch, sparse_tensor.SparseTensor):
             parts = (fetch.indices, fetch.values, fetch.dense_shape)
             return ("sparse", None, [self._flatten(p) for p in parts])
@@ -57,21 +55,23 @@ class FetchHandler:
             return ("list" if isinstance(fetch, list) else "tuple", None, items)
         if isinstance(fetch, Mapping):
             return ("dict", type(fetch), [(k, self._flatten(v)) for k, v in fetch.items()])
+        # Raised while handling the graph's error, as TF's are (a traceback shows both).
         try:
             elem = self._graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
         except TypeError as e:
-            raise TypeError(
+            raise TypeError(  # noqa: B904
                 f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a string or "
                 f"Tensor. ({e})"
-            ) from None
+            )
         except ValueError as e:
-            raise ValueError(
+            raise ValueError(  # noqa: B904
                 f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({e})"
-            ) from None
+            )
         except KeyError as e:
-            raise ValueError(
-                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({e.args[0]})"
-            ) from None
+            # str() of a KeyError quotes its message, as TF's "(%s)" % str(e) shows it.
+            raise ValueError(  # noqa: B904
+                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({e})"
+            )
         if isinstance(elem, Operation):
             if elem.name not in self.target_names:
                 self.target_names.append(elem.name)

@@ -150,6 +150,12 @@ class BaseSession:
         options: config_pb2.RunOptions | None = None,
         run_metadata: config_pb2.RunMetadata | None = None,
     ) -> Any:
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if not self._graph._nodes_in_order:
+            raise RuntimeError(
+                "The Session graph is empty.  Add operations to the graph before calling run()."
+            )
         self._delete_dead_handles()
         handler = self._fetch_handler(fetches)
         feeds = self._process_feeds(feed_dict)  # checked first, as TF checks them

@@ -129,6 +129,7 @@ WILDCARDS = re.compile(r"[*?\[\\]")
 def matching_paths(local: str, uri_prefix: str = "") -> list[str]:
     """The paths TF 1.15's GetMatchingPaths gives for a local pattern (uri_prefix, e.g.
     "file://host", is put back on the results and on the failing directory's name)."""
+    spelled_base = _tf_dirname(_fixed_part(local))
     # Repeated and trailing separators name the same paths (as TF's glob has them).
     local = re.sub("/+", "/", local)
     if len(local) > 1:
@@ -163,5 +164,28 @@ def matching_paths(local: str, uri_prefix: str = "") -> list[str]:
             matched.extend(join_path(parent, c) for c in children if regex.fullmatch(c))
         found = matched
     if failure is not None:
+        if failed_dir is base and _same_directory(spelled_base, base):
+            # TF names the directory as the pattern spells it ("a//b", "a/b/").
+            failed_dir = spelled_base
         raise_os_error(failure, uri_prefix + failed_dir)
     return [uri_prefix + p for p in found]
+
+
+def _fixed_part(pattern: str) -> str:
+    wildcard = WILDCARDS.search(pattern)
+    return pattern if wildcard is None else pattern[: wildcard.start()]
+
+
+def _tf_dirname(path: str) -> str:
+    """TF's io::Dirname: all before the last '/' ("/" for a root child), unnormalized."""
+    pos = path.rfind("/")
+    if pos < 0:
+        return ""
+    return "/" if pos == 0 else path[:pos]
+
+
+def _same_directory(spelled: str, base: str) -> bool:
+    normal = re.sub("/+", "/", spelled)
+    if len(normal) > 1:
+        normal = normal.rstrip("/")
+    return normal == base

@@ -508,15 +508,15 @@ class Graph:
         if ":" in name:
             if not allow_tensor:
                 raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a {kinds}.")
-            parts = name.split(":")
+            # TF's errors are raised while handling the unpacking's, int()'s and the index's
+            # (a traceback shows both).
             try:
-                if len(parts) != 2:
-                    raise ValueError(name)
-                op_name, index = parts[0], int(parts[1])
+                op_name, out_n = name.split(":")
+                index = int(out_n)
             except ValueError:
-                raise ValueError(
+                raise ValueError(  # noqa: B904
                     f"The name {name!r} looks a like a Tensor name, but is not a valid one." + form
-                ) from None
+                )
             op = self._nodes_by_name.get(op_name)
             if op is None:
                 raise KeyError(
@@ -526,10 +526,10 @@ class Graph:
             try:
                 return op.outputs[index]
             except IndexError:
-                raise KeyError(
+                raise KeyError(  # noqa: B904
                     f"The name {name!r} refers to a Tensor which does not exist. The "
                     f"operation, {op_name!r}, exists but only has {len(op.outputs)} outputs."
-                ) from None
+                )
         if allow_operation:
             try:
                 return self._nodes_by_name[name]

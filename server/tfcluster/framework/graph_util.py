@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import attr_values, dtypes
+from tfcluster.framework import attr_values, dtypes, internal_deprecations
 from tfcluster.framework.graph import Graph, Operation
 from tfcluster.framework.graph_io import import_graph_def
 from tfcluster.framework.tensor_shape import TensorShape
@@ -114,6 +114,7 @@ def convert_variables_to_constants(
     its current value in `sess` (a frozen graph). A resource variable's VarHandleOp becomes
     the Const, its ReadVariableOps Identities and its ResourceGathers GatherV2s (TF 1.15's
     rewrite)."""
+    internal_deprecations.called_internally(internal_deprecations.EXTRACT_SUB_GRAPH)
     inference = extract_sub_graph(input_graph_def, output_node_names)
     allow = set(variable_names_whitelist) if variable_names_whitelist is not None else None
     deny = set(variable_names_blacklist) if variable_names_blacklist is not None else set()

@@ -18,7 +18,10 @@ per_image_standardization and a weighted embedding_lookup_sparse call it; and a 
 remove_checkpoint when it deletes a checkpoint past max_to_keep, get_checkpoint_mtimes when a
 session restored from a checkpoint recovers its list; reduce_prod's gradient and a tensordot of
 tensor axes call setdiff1d (the latter v1 where too); tf.layers' functions (dense, conv2d,
-dropout, batch_normalization, ...) call Layer.apply. TF's other internal callers of these (ctc,
+dropout, batch_normalization, ...) call Layer.apply; the SignatureDef builders
+(predict_signature_def, hence simple_save and an estimator's export, regression, classification
+and the supervised ones) call build_tensor_info; convert_variables_to_constants calls
+extract_sub_graph. TF's other internal callers of these (ctc,
 raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 """
 
@@ -48,6 +51,8 @@ REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
 GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
+BUILD_TENSOR_INFO = ("build_tensor_info", "tensorflow.python.saved_model.utils_impl")
+EXTRACT_SUB_GRAPH = ("extract_sub_graph", "tensorflow.python.framework.graph_util_impl")
 # Queue-based input: what TF's input producers, batching and sessions call.
 _INPUT = "tensorflow.python.training.input"
 _QUEUE_RUNNERS = "tensorflow.python.training.queue_runner_impl"

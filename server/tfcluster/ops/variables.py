@@ -666,7 +666,10 @@ def global_variables_initializer() -> Operation:
     return variables_initializer(global_variables())
 
 
-initialize_all_variables = global_variables_initializer
+def initialize_all_variables() -> Operation:
+    # TF's deprecated name: a function of its own, so that its announcement (the public
+    # namespace wraps it) is not global_variables_initializer's.
+    return global_variables_initializer()
 
 
 def local_variables_initializer() -> Operation:
@@ -901,6 +904,10 @@ def moving_average_variables(scope: str | None = None) -> list[Any]:
     return get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 
-# TF's deprecated names.
-initialize_variables = variables_initializer
-initialize_local_variables = local_variables_initializer
+# TF's deprecated names (functions of their own, as initialize_all_variables).
+def initialize_variables(var_list: Sequence[Variable], name: str = "init") -> Operation:
+    return variables_initializer(var_list, name=name)
+
+
+def initialize_local_variables() -> Operation:
+    return local_variables_initializer()

@@ -7,14 +7,33 @@ import sys
 import types
 from typing import Any
 
+_FACES = "tfcluster.api."
+
 
 def alias(name: str, target: str) -> None:
-    """`import tfcluster.python.<...>` (module `name`) gives module `target` itself."""
-    module = importlib.import_module(target)
+    """`import tfcluster.python.<...>` (module `name`) gives module `target` itself, or for
+    the face of a public module (tfcluster.api.<path>) the view of it TF's own module is."""
+    if target.startswith(_FACES):
+        module = _face_view(target[len(_FACES) :])
+    else:
+        module = importlib.import_module(target)
     sys.modules[name] = module
     parent, _, child = name.rpartition(".")
     # `from tfcluster.python.ops import math_ops` reads the parent's attribute.
     setattr(sys.modules[parent], child, module)
+
+
+def _face_view(path: str) -> types.ModuleType:
+    """`tf.<path>` as TF's module behind it shows it (tensorflow.python.platform.gfile behind
+    tf.gfile): its deprecated functions warn, as the face read through the top level has
+    them wrap (FastGFile), and its renamed names do not (TF warns of those only when read as
+    `tf.<path>.<name>`): a quiet view, as tf.compat.v1 shows it."""
+    from tfcluster.api import _deprecated_names
+
+    face: Any = importlib.import_module("tfcluster")
+    for part in path.split("."):
+        face = getattr(face, part)
+    return _deprecated_names.quiet_view(face)
 
 
 def fill_with_face_functions(name: str, target: str, face_path: str) -> None:

@@ -9,7 +9,6 @@ named as TF names them and TF's checkpoints restore into them.
 from __future__ import annotations
 
 import collections
-import logging
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,7 @@ import numpy as np
 from tfcluster.framework import dtypes, internal_deprecations, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import as_shape
+from tfcluster.lib.platform import tf_logging
 from tfcluster.lib.rnn import nest
 from tfcluster.lib.rnn.layer_base import InputSpec, Layer
 from tfcluster.ops import (
@@ -34,7 +34,6 @@ from tfcluster.ops.variables import PartitionedVariable, trainable_variables
 _BIAS_VARIABLE_NAME = "bias"
 _WEIGHTS_VARIABLE_NAME = "kernel"
 
-_log = logging.getLogger("tfcluster.rnn")
 
 # Keras's activation names (activations.get): a string picks one of these.
 _ACTIVATIONS = {
@@ -440,7 +439,7 @@ class BasicLSTMCell(LayerRNNCell):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         check_supported_dtypes(self.dtype)
         if not state_is_tuple:
-            _log.warning(
+            tf_logging.warning(
                 "%s: Using a concatenated state is slower and will soon be deprecated.  Use "
                 "state_is_tuple=True.",
                 self,
@@ -535,9 +534,15 @@ class LSTMCell(LayerRNNCell):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         check_supported_dtypes(self.dtype)
         if not state_is_tuple:
-            _log.warning(
+            tf_logging.warning(
                 "%s: Using a concatenated state is slower and will soon be deprecated.  Use "
                 "state_is_tuple=True.",
+                self,
+            )
+        if num_unit_shards is not None or num_proj_shards is not None:
+            tf_logging.warning(
+                "%s: The num_unit_shards and proj_unit_shards parameters are deprecated and "
+                "will be removed in Jan 2017.  Use a variable scope with a partitioner instead.",
                 self,
             )
         self.input_spec = InputSpec(ndim=2)
@@ -679,9 +684,11 @@ class MultiRNNCell(RNNCell):
         if not nest.is_sequence(cells):
             raise TypeError(f"cells must be a list or tuple, but saw: {cells}.")
         if len({id(c) for c in cells}) < len(cells):
-            _log.warning(
+            tf_logging.log_first_n(
+                tf_logging.WARN,
                 "At least two cells provided to MultiRNNCell are the same object and will share "
-                "weights."
+                "weights.",
+                1,
             )
         self._cells = cells
         self._state_is_tuple = state_is_tuple

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.lib.saved_model import signature_constants as sc
 from tfcluster.lib.saved_model import utils
@@ -14,6 +14,12 @@ from tfcluster.protos import meta_graph_pb2
 
 _DT_STRING = dtypes.string.as_datatype_enum
 _DT_FLOAT = dtypes.float32.as_datatype_enum
+
+
+def _tensor_info(tensor: Any) -> meta_graph_pb2.TensorInfo:
+    # TF's builders call the deprecated public build_tensor_info: its first call announces it.
+    internal_deprecations.called_internally(internal_deprecations.BUILD_TENSOR_INFO)
+    return utils.build_tensor_info(tensor)
 
 
 def build_signature_def(
@@ -39,10 +45,10 @@ def regression_signature_def(examples: Any, predictions: Any) -> meta_graph_pb2.
         raise ValueError("Regression examples must be a string Tensor.")
     if predictions is None:
         raise ValueError("Regression predictions cannot be None.")
-    inp = utils.build_tensor_info(examples)
+    inp = _tensor_info(examples)
     if inp.dtype != _DT_STRING:
         raise ValueError("Regression examples must be a string Tensor.")
-    out = utils.build_tensor_info(predictions)
+    out = _tensor_info(predictions)
     if out.dtype != _DT_FLOAT:
         raise ValueError("Regression output must be a float Tensor.")
     return build_signature_def(
@@ -61,17 +67,17 @@ def classification_signature_def(
         raise ValueError("Classification examples must be a string Tensor.")
     if classes is None and scores is None:
         raise ValueError("Classification classes and scores cannot both be None.")
-    inp = utils.build_tensor_info(examples)
+    inp = _tensor_info(examples)
     if inp.dtype != _DT_STRING:
         raise ValueError("Classification examples must be a string Tensor.")
     outputs = {}
     if classes is not None:
-        info = utils.build_tensor_info(classes)
+        info = _tensor_info(classes)
         if info.dtype != _DT_STRING:
             raise ValueError("Classification classes must be a string Tensor.")
         outputs[sc.CLASSIFY_OUTPUT_CLASSES] = info
     if scores is not None:
-        info = utils.build_tensor_info(scores)
+        info = _tensor_info(scores)
         if info.dtype != _DT_FLOAT:
             raise ValueError("Classification scores must be a float Tensor.")
         outputs[sc.CLASSIFY_OUTPUT_SCORES] = info
@@ -87,8 +93,8 @@ def predict_signature_def(
     if not outputs:
         raise ValueError("Prediction outputs cannot be None or empty.")
     return build_signature_def(
-        {k: utils.build_tensor_info(t) for k, t in inputs.items()},
-        {k: utils.build_tensor_info(t) for k, t in outputs.items()},
+        {k: _tensor_info(t) for k, t in inputs.items()},
+        {k: _tensor_info(t) for k, t in outputs.items()},
         sc.PREDICT_METHOD_NAME,
     )
 
@@ -113,10 +119,8 @@ def _supervised(
     outputs = {}
     for output_set in output_sets:
         for key, t in (output_set or {}).items():
-            outputs[key] = utils.build_tensor_info(t)
-    return build_signature_def(
-        {k: utils.build_tensor_info(t) for k, t in inputs.items()}, outputs, method
-    )
+            outputs[key] = _tensor_info(t)
+    return build_signature_def({k: _tensor_info(t) for k, t in inputs.items()}, outputs, method)
 
 
 def op_signature_def(op: Operation, key: str) -> meta_graph_pb2.SignatureDef:
