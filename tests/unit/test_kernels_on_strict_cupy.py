@@ -118,6 +118,23 @@ _EIGEN_ROOTS_ON_CPU = {
         "ApplyFtrlV2",
     )
 } | {"Sqrt", "Rsqrt"}
+# The sparse updates take them row by row (packets, then the row's tail), FTRL's other powers
+# with glibc's powf.
+_EIGEN_ROOTS_ON_CPU |= {
+    f"{prefix}SparseApply{op}"
+    for prefix in ("", "Resource")
+    for op in (
+        "Adagrad",
+        "AdagradV2",
+        "Adadelta",
+        "RMSProp",
+        "CenteredRMSProp",
+        "ProximalAdagrad",
+        "AdagradDA",
+        "Ftrl",
+        "FtrlV2",
+    )
+}
 # float32 Pow on CPU is glibc's powf, as TF 1.15's kernel calls it (kernels/_libm_float.py); a
 # GPU takes its own pow: an ulp apart.
 _GLIBC_ON_CPU = {"Pow"}

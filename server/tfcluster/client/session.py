@@ -320,6 +320,10 @@ class BaseSession:
             assert isinstance(t, Tensor)
             feed_tensors.append(t)
         handler = fetch_lib.FetchHandler(self._graph, fetches)
+        # TF 1.15 runs a callable given a feed_list through run(), whose errors name the
+        # node's definition; one without goes straight to the C session: its errors keep the
+        # runtime's bare "[[{{node X}}]]" (what a QueueRunner's thread reports).
+        with_context = feed_list is not None
 
         def call(*args: Any, **kwargs: Any) -> Any:
             if len(args) != len(feed_tensors):
@@ -333,6 +337,8 @@ class BaseSession:
             try:
                 values, stats = self._run_step(handle, feeds, handler, options)
             except errors.OpError as e:
+                if not with_context:
+                    raise
                 raise error_interpolation.with_graph_context(e, self._graph)  # noqa: B904
             if run_metadata is not None:
                 _fill_run_metadata(run_metadata, stats)

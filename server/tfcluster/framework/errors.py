@@ -48,7 +48,9 @@ class OpError(Exception):
     def __init__(self, node_def: Any, op: Any, message: str, error_code: int | None = None) -> None:
         # TF requires error_code; its subclasses fill it in. tfcluster's type hints see every
         # error class as OpError, so the default keeps (node_def, op, message) calls typed.
-        super().__init__(message)
+        # As TF's, the exception's args are empty (repr `CancelledError()`); str() is the
+        # message.
+        super().__init__()
         self._node_def = node_def
         self._op = op
         self._message = message

@@ -27,6 +27,8 @@ raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import sys
 import types
@@ -153,3 +155,27 @@ def _place(depth: int) -> types.FrameType:
 
 
 _WRAPPERS = os.path.join("api", "_deprecated_names.py")
+
+
+def deprecated_arguments(qualified: str, module: str, instructions: str, *names: str) -> Any:
+    """TF 1.15's `deprecated_args(None, instructions, *names)` on one of tfcluster's functions
+    or methods that no face module wraps (`SavedModelBuilder.add_meta_graph_and_variables`'s
+    legacy_init_op): a call passing one of `names`, by position or keyword and whatever its
+    value, announces "calling <qualified> (from <module>) with <name> is deprecated ..." from
+    the caller's line, once per function and argument."""
+
+    def decorate(fn: _F) -> _F:
+        parameters = list(inspect.signature(fn).parameters)
+        positions = {name: parameters.index(name) for name in names}
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if _argument_reporter is not None:
+                for name in names:
+                    if positions[name] < len(args) or name in kwargs:
+                        _argument_reporter(qualified, module, name, instructions, sys._getframe(1))
+            return fn(*args, **kwargs)
+
+        return call  # type: ignore[return-value]
+
+    return decorate

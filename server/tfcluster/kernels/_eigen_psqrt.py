@@ -188,3 +188,30 @@ def xp_rsqrt(xp: Any, x: Any) -> Any:
     if xp is np and x.dtype == np.float32:
         return tf_rsqrt_float32(np.asarray(x))
     return 1 / xp.sqrt(x)
+
+
+def xp_rsqrt_rows(xp: Any, x: Any) -> Any:
+    """rsqrt of each row of x (its first axis) as TF 1.15's sparse updates take it, one CPU
+    expression per row (a `chip<0>` of the variable's rows): each row's whole packets by
+    prsqrt, its last size % 8 values as 1 / std::sqrt (float32 on the host; else 1 / sqrt)."""
+    return _by_rows(xp, x, packet_rsqrt, lambda rows: np.float32(1) / np.sqrt(rows), rsqrt=True)
+
+
+def xp_sqrt_rows(xp: Any, x: Any) -> Any:
+    """sqrt of each row of x as TF 1.15's sparse updates take it: each row's whole packets by
+    psqrt, the rest by std::sqrt (float32 on the host; else sqrt)."""
+    return _by_rows(xp, x, packet_sqrt, np.sqrt, rsqrt=False)
+
+
+def _by_rows(xp: Any, x: Any, packet: Any, exact: Any, rsqrt: bool) -> Any:
+    if xp is not np or x.dtype != np.float32 or x.ndim < 2:
+        return 1 / xp.sqrt(x) if rsqrt else xp.sqrt(x)
+    rows = np.asarray(x).reshape(x.shape[0], -1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = exact(rows)
+    rsqrtps = table()
+    packed = rows.shape[1] - rows.shape[1] % LANES
+    if rsqrtps is not None and packed and rows.size:
+        heads = np.ascontiguousarray(rows[:, :packed]).reshape(-1)
+        out[:, :packed] = packet(heads, rsqrtps).reshape(rows.shape[0], packed)
+    return out.reshape(x.shape)

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from tfcluster.kernels import _libm_float
 from tfcluster.kernels._eigen_psqrt import xp_rsqrt, xp_sqrt
 from tfcluster.kernels.common import Compute, invalid
 from tfcluster.kernels.registry import kernel
@@ -89,9 +92,14 @@ def apply_adagrad_da(node: Any, xp: Any) -> Compute:
 
 
 def ftrl_power(xp: Any, accum: Any, lr_power: Any) -> Any:
-    """accum ** -lr_power, as sqrt for TF's special case lr_power == -0.5."""
+    """accum ** -lr_power, as sqrt for TF's special case lr_power == -0.5. TF's CPU kernels
+    take a float32 power value by value with glibc's powf (Eigen's pow has no packet form),
+    which numpy's own float32 power rounds otherwise in about one value in six."""
     if float(lr_power) == -0.5:
         return xp.sqrt(accum)
+    if xp is np and getattr(accum, "dtype", None) == np.float32:
+        base = np.asarray(accum)
+        return _libm_float.powf(base, np.full_like(base, -np.float32(lr_power)))
     return accum ** (-lr_power)
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _eigen_psqrt, in_place
 from tfcluster.kernels import _xp_util as u
-from tfcluster.kernels import in_place
 from tfcluster.kernels.common import Compute, invalid, shape_of, shape_str
 from tfcluster.kernels.dense_updates import (
     check_proximal_adagrad_scalars,
@@ -180,7 +180,11 @@ def _adagrad(node: Any, xp: Any) -> RowsFn:
         var, accum = rows
         if update_slots:
             accum = accum + g * g
-        return [var - h["lr"] * g / xp.sqrt(accum), accum]
+        if var.ndim == 1:
+            # TF's loop over single values: lr * g / std::sqrt(a).
+            return [var - h["lr"] * g / xp.sqrt(accum), accum]
+        # TF's rows (inner dimension over 1): lr * g * a.rsqrt(), by Eigen's packets.
+        return [var - h["lr"] * g * _eigen_psqrt.xp_rsqrt_rows(xp, accum), accum]
 
     return fn
 
@@ -192,7 +196,8 @@ def _adagrad_v2(node: Any, xp: Any) -> RowsFn:
         var, accum = rows
         if update_slots:
             accum = accum + g * g
-        return [var - g * h["lr"] / (xp.sqrt(accum) + h["epsilon"]), accum]
+        # TF's rows: lr * g / (a.sqrt() + epsilon), the root by Eigen's packets.
+        return [var - h["lr"] * g / (_eigen_psqrt.xp_sqrt_rows(xp, accum) + h["epsilon"]), accum]
 
     return fn
 
@@ -216,7 +221,9 @@ def _rms_prop(node: Any, xp: Any) -> RowsFn:
         var, ms, mom = rows
         rho = h["rho"]
         ms = ms * rho + g * g * (1 - rho)
-        mom = mom * h["momentum"] + h["lr"] * g / xp.sqrt(ms + h["epsilon"])
+        # TF's rows: (ms + eps).rsqrt() * lr * g, the rsqrt by Eigen's packets.
+        rate = _eigen_psqrt.xp_rsqrt_rows(xp, ms + h["epsilon"])
+        mom = mom * h["momentum"] + rate * h["lr"] * g
         return [var - mom, ms, mom]
 
     return fn
@@ -229,7 +236,8 @@ def _centered_rms_prop(node: Any, xp: Any) -> RowsFn:
         ms = ms * rho + g * g * (1 - rho)
         mg = mg * rho + g * (1 - rho)
         denominator = ms + h["epsilon"] - mg * mg
-        mom = mom * h["momentum"] + h["lr"] * g / xp.sqrt(denominator)
+        rate = _eigen_psqrt.xp_rsqrt_rows(xp, denominator)
+        mom = mom * h["momentum"] + rate * h["lr"] * g
         return [var - mom, mg, ms, mom]
 
     return fn
@@ -240,7 +248,13 @@ def _adadelta(node: Any, xp: Any) -> RowsFn:
         var, accum, accum_update = rows
         rho, eps = h["rho"], h["epsilon"]
         accum = accum * rho + g * g * (1 - rho)
-        update = xp.sqrt(accum_update + eps) / xp.sqrt(accum + eps) * g
+        if var.ndim == 1:
+            update = xp.sqrt(accum_update + eps) / xp.sqrt(accum + eps) * g
+            accum_update = accum_update * rho + update * update * (1 - rho)
+            return [var - update * h["lr"], accum, accum_update]
+        # TF's rows: sqrt(au + eps) * rsqrt(acc + eps) * g, its roots by Eigen's packets.
+        rate = _eigen_psqrt.xp_rsqrt_rows(xp, accum + eps)
+        update = _eigen_psqrt.xp_sqrt_rows(xp, accum_update + eps) * rate * g
         accum_update = accum_update * rho + update * update * (1 - rho)
         return [var - update * h["lr"], accum, accum_update]
 
@@ -260,25 +274,61 @@ def _proximal_adagrad(node: Any, xp: Any) -> RowsFn:
     def fn(rows: list[Any], g: Any, h: dict[str, Any]) -> list[Any]:
         var, accum = rows
         accum = accum + g * g
-        rate = h["lr"] / xp.sqrt(accum)
-        return [proximal_step(xp, var - g * rate, rate, h["l1"], h["l2"]), accum]
+        if var.ndim == 1:
+            # TF's loop over single values: its shrink divides by 1.0 + l2 * rate in double.
+            rate = h["lr"] / xp.sqrt(accum)
+            prox = var - rate * g
+            if float(h["l1"]) > 0:
+                prox = xp.sign(prox) * xp.maximum(xp.abs(prox) - rate * h["l1"], 0)
+            shrink = 1.0 + (h["l2"] * rate).astype(xp.float64)
+            return [(prox.astype(xp.float64) / shrink).astype(var.dtype), accum]
+        # TF's rows: the rate lr * a.rsqrt() inside each of two expressions, var - g * rate
+        # by Eigen's packets; the shrink step with l1 (its sign() not vectorised) value by
+        # value, without l1 by packets.
+        packed_rate = h["lr"] * _eigen_psqrt.xp_rsqrt_rows(xp, accum)
+        prox = var - g * packed_rate
+        rate = h["lr"] * (1 / xp.sqrt(accum)) if float(h["l1"]) > 0 else packed_rate
+        return [proximal_step(xp, prox, rate, h["l1"], h["l2"]), accum]
 
     return fn
+
+
+def _adagrad_da_values(xp: Any, ga: Any, gga: Any, g: Any, h: dict[str, Any]) -> list[Any]:
+    """TF's loop over a rank-1 variable's single values, in double: the accumulators add the
+    gradient in double, the step -sign(ga) * lr * max(|ga| - step * l1, 0) (or -ga * lr)
+    over step * l2 * lr + sqrt(gga)."""
+    f64 = xp.float64
+    lr, l1, l2 = (xp.asarray(h[k]).astype(f64) for k in ("lr", "l1", "l2"))
+    step = float(np.asarray(h["global_step"]))
+    g64 = g.astype(f64)
+    ga = (ga.astype(f64) + g64).astype(ga.dtype)
+    gga = (gga.astype(f64) + g64 * g64).astype(gga.dtype)
+    denominator = step * l2 * lr + xp.sqrt(gga).astype(f64)
+    if float(l1) > 0:
+        numerator = xp.sign(-ga).astype(f64) * lr * xp.maximum(xp.abs(ga) - step * l1, 0.0)
+    else:
+        numerator = -ga.astype(f64) * lr
+    return [(numerator / denominator).astype(ga.dtype), ga, gga]
 
 
 def _adagrad_da(node: Any, xp: Any) -> RowsFn:
     def fn(rows: list[Any], g: Any, h: dict[str, Any]) -> list[Any]:
         _, ga, gga = rows
+        if ga.ndim == 1:
+            return _adagrad_da_values(xp, ga, gga, g, h)
         lr, l1, l2 = h["lr"], h["l1"], h["l2"]
         step = xp.asarray(h["global_step"].astype(ga.dtype))
         ga = ga + g
         gga = gga + g * g
         # TF's row form: -sign(ga) * max(|ga| / step - l1, 0) / (l2 + sqrt(gga) / (step * lr))
+        # (sign() not vectorised: exact roots), without l1 -(ga / step) / (...) by packets.
         if float(l1) > 0:
             numerator = -xp.sign(ga) * xp.maximum(xp.abs(ga) / step - l1, 0)
+            root = xp.sqrt(gga)
         else:
             numerator = -(ga / step)
-        return [numerator / (l2 + xp.sqrt(gga) / (step * lr)), ga, gga]
+            root = _eigen_psqrt.xp_sqrt_rows(xp, gga)
+        return [numerator / (l2 + root / (step * lr)), ga, gga]
 
     return fn
 
@@ -289,10 +339,25 @@ def _ftrl(shrinkage: bool) -> Callable[[Any, Any], RowsFn]:
             var, accum, linear = rows
             lr, l1, l2, lr_power = h["lr"], h["l1"], h["l2"], h["lr_power"]
             shrunk = g + 2 * h["l2_shrinkage"] * var if shrinkage else g
+            if var.ndim == 1:
+                new_accum = accum + g * g
+                sigma = ftrl_power(xp, new_accum, lr_power) - ftrl_power(xp, accum, lr_power)
+                sigma = sigma / lr
+                linear = linear + shrunk - sigma * var
+                quadratic = ftrl_power(xp, new_accum, lr_power) / lr + 2 * l2
+                var = (xp.clip(linear, -l1, l1) - linear) / quadratic
+                return [var, new_accum, linear]
+            # TF's rows: one Eigen expression each, roots by packets; `linear += grad -
+            # sigma * var`.
             new_accum = accum + g * g
-            sigma = (ftrl_power(xp, new_accum, lr_power) - ftrl_power(xp, accum, lr_power)) / lr
-            linear = linear + shrunk - sigma * var
-            quadratic = ftrl_power(xp, new_accum, lr_power) / lr + 2 * l2
+            if float(lr_power) == -0.5:
+                new_root = _eigen_psqrt.xp_sqrt_rows(xp, new_accum)
+                sigma = (new_root - _eigen_psqrt.xp_sqrt_rows(xp, accum)) / lr
+            else:
+                new_root = ftrl_power(xp, new_accum, lr_power)
+                sigma = (new_root - ftrl_power(xp, accum, lr_power)) / lr
+            linear = linear + (shrunk - sigma * var)
+            quadratic = new_root / lr + 2 * l2
             var = (xp.clip(linear, -l1, l1) - linear) / quadratic
             return [var, new_accum, linear]
 

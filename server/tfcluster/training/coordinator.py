@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 import threading
 import time
@@ -10,6 +11,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from tfcluster.framework import errors
+
+_log = logging.getLogger("tensorflow")
 
 
 class Coordinator:
@@ -23,20 +26,31 @@ class Coordinator:
         self._joined = False
         self._registered_threads: set[threading.Thread] = set()
 
-    def _filter_exception(self, ex: BaseException) -> BaseException | None:
-        return None if isinstance(ex, self._clean_stop_exception_types) else ex
+    def _filter_exception(self, ex: Any) -> Any:
+        """ex (an exception or an exc_info tuple), or None when it is a clean stop."""
+        value = ex[1] if isinstance(ex, tuple) else ex
+        return None if isinstance(value, self._clean_stop_exception_types) else ex
 
     def request_stop(self, ex: Any = None) -> None:
-        """Asks every thread to stop; the first real exception given is kept to re-raise."""
+        """Asks every thread to stop. As TF's: the first real exception given before any stop
+        request is kept to re-raise from join() and logged at INFO ("Error reported to
+        Coordinator: ..."); after join() an exception given is raised at once."""
         with self._lock:
-            ex_value = ex[1] if isinstance(ex, tuple) else ex
-            keep = ex_value is not None and self._filter_exception(ex_value) is not None
-            if keep and self._exc_info_to_raise is None:
+            ex = self._filter_exception(ex)
+            if self._joined:
                 if isinstance(ex, tuple):
-                    self._exc_info_to_raise = ex
-                else:
-                    self._exc_info_to_raise = (type(ex_value), ex_value, ex_value.__traceback__)
-            self._stop_event.set()
+                    raise ex[1].with_traceback(ex[2])
+                if ex is not None:
+                    raise sys.exc_info()[1] or ex
+            if not self._stop_event.is_set():
+                if ex is not None and self._exc_info_to_raise is None:
+                    if isinstance(ex, tuple):
+                        _log.info("Error reported to Coordinator: %s", str(ex[1]), exc_info=ex)
+                        self._exc_info_to_raise = ex
+                    else:
+                        _log.info("Error reported to Coordinator: %s, %s", type(ex), str(ex))
+                        self._exc_info_to_raise = (type(ex), ex, ex.__traceback__)
+                self._stop_event.set()
 
     def clear_stop(self) -> None:
         with self._lock:

@@ -136,7 +136,7 @@ class QueueRunner:
                         try:
                             sess.run(self._close_op)
                         except Exception as e:
-                            _log.info("Ignored exception while closing the queue: %s", e)
+                            _tf_log.log(1, "Ignored exception: %s", str(e))  # TF's vlog(1)
                     return
         except Exception as e:
             if coord is not None and coord.should_stop():
@@ -145,7 +145,7 @@ class QueueRunner:
             if coord is not None:
                 coord.request_stop(e)
             else:
-                _log.error("Exception in QueueRunner: %s", e)
+                _tf_log.error("Exception in QueueRunner: %s", str(e))
                 with self._lock:
                     self._exceptions_raised.append(e)
                 raise
@@ -159,7 +159,7 @@ class QueueRunner:
         try:
             sess.run(self._cancel_op)
         except Exception as e:
-            _log.info("Ignored exception while cancelling the queue: %s", e)
+            _tf_log.log(1, "Ignored exception: %s", str(e))  # TF's vlog(1)
 
     def create_threads(
         self, sess: Any, coord: Any = None, daemon: bool = False, start: bool = False

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tfcluster.lib.keras import backend
 from tfcluster.lib.keras.optimizer_v2 import Optimizer
@@ -304,6 +304,9 @@ class Adagrad(Optimizer):
     def _create_slots(self, var_list: list[Any]) -> None:
         for var in var_list:
             dtype = var.dtype.base_dtype
+            internal_deprecations.called_internally_with_argument(
+                internal_deprecations.CONSTANT_DTYPE
+            )
             init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
             self.add_slot(var, "accumulator", init)
 
@@ -608,6 +611,9 @@ class Ftrl(Optimizer):
     def _create_slots(self, var_list: list[Any]) -> None:
         for var in var_list:
             dtype = var.dtype.base_dtype
+            internal_deprecations.called_internally_with_argument(
+                internal_deprecations.CONSTANT_DTYPE
+            )
             init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
             self.add_slot(var, "accumulator", init)
             self.add_slot(var, "linear")

@@ -17,7 +17,19 @@ from typing import Any
 from absl import flags as _absl_flags
 from absl.flags import *  # noqa: F403
 
+# TF 1.15's import defines these flags before the program's own (a program printing every
+# flag's value shows them): absltest's (test_srcdir, test_tmpdir, test_random_seed,
+# test_randomize_ordering_seed, xml_output_file), which TF's googletest imports, and pfor's.
+from absl.testing import absltest  # noqa: F401
+
 __all__ = list(_absl_flags.__all__)
+
+if "op_conversion_fallback_to_while_loop" not in _absl_flags.FLAGS:
+    _absl_flags.DEFINE_bool(
+        "op_conversion_fallback_to_while_loop",
+        False,
+        "If true, falls back to using a while loop for ops for which a converter is not defined.",
+    )
 
 # Flags defined through the wrappers below belong to the module that called them (what
 # --helpshort lists), not to this one.

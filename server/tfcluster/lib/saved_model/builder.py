@@ -21,12 +21,18 @@ from tfcluster.framework.graph import (
     add_to_collection,
     get_collection,
 )
+from tfcluster.framework.internal_deprecations import deprecated_arguments
 from tfcluster.framework.tensor_bundle.bundle import _write_atomically
 from tfcluster.lib.platform import tf_logging as logging
 from tfcluster.lib.saved_model import constants
 from tfcluster.lib.saved_model.signature_def_utils import op_signature_def
 from tfcluster.protos import meta_graph_pb2, saved_model_pb2, saver_pb2
 from tfcluster.training.saver import Saver
+
+# TF 1.15's deprecated_args on the builder's two methods: a call passing legacy_init_op (None
+# too) announces it once per method.
+_BUILDER_MODULE = "tensorflow.python.saved_model.builder_impl"
+_LEGACY_INIT_OP_INSTRUCTIONS = "Pass your op to the equivalent parameter main_op instead."
 
 
 def variables_dir(export_dir: str) -> str:
@@ -184,6 +190,12 @@ class SavedModelBuilder:
         self._saved_model.meta_graphs.add().CopyFrom(meta_graph_def)
 
     # ---- the API ------------------------------------------------------------------------
+    @deprecated_arguments(
+        "SavedModelBuilder.add_meta_graph",
+        _BUILDER_MODULE,
+        _LEGACY_INIT_OP_INSTRUCTIONS,
+        "legacy_init_op",
+    )
     def add_meta_graph(
         self,
         tags: Iterable[str],
@@ -211,6 +223,12 @@ class SavedModelBuilder:
         )
         self._tag_and_add_meta_graph(meta_graph_def, tags, signature_def_map)
 
+    @deprecated_arguments(
+        "SavedModelBuilder.add_meta_graph_and_variables",
+        _BUILDER_MODULE,
+        _LEGACY_INIT_OP_INSTRUCTIONS,
+        "legacy_init_op",
+    )
     def add_meta_graph_and_variables(
         self,
         sess: Any,
