@@ -141,6 +141,9 @@ _GLIBC_ON_CPU = {"Pow"}
 # float32 L2Loss on CPU sums its squares in Eigen's reduction order (kernels/_eigen_sum.py); a
 # GPU reduces its own way: an ulp apart.
 _EIGEN_SUM_ON_CPU = {"L2Loss"}
+# float32 LRN on CPU adds each window's squares channel after channel and raises to beta with
+# Eigen's packet log/exp or fast rsqrt (kernels/_eigen_lrn.py); a GPU takes its own: an ulp apart.
+_EIGEN_LRN_ON_CPU = {"LRN", "LRNGrad"}
 # Sparse-segment sums on CPU in TF 1.15's kernel order and in float32 (a head of rows, then
 # eights; kernels/segment_reduction.py); a GPU accumulates in float64: an ulp apart.
 _SEGMENT_ORDER_ON_CPU = {
@@ -176,6 +179,7 @@ def test_gpu_kernel_body_runs_on_strict_cupy_and_matches_cpu(op: str, strict_gpu
         | _TF_CPU_ORDER_CONV
         | _GLIBC_ON_CPU
         | _EIGEN_SUM_ON_CPU
+        | _EIGEN_LRN_ON_CPU
         | _SEGMENT_ORDER_ON_CPU
     )
     if op in _TF_CPU_ORDER_NORM:
