@@ -7,7 +7,10 @@ deprecated_args or deprecated_arg_values decorator's record (argument_deprecatio
 the same for classes whose own __init__ carries the decorators ("classes",
 "class_arguments"), and {"methods": {public class name: {attribute: [qualified name, module,
 date, instructions, kind]}}} for their deprecated methods and properties
-(method_deprecations_of).
+(method_deprecations_of), and {"internal_methods": {TF module: {class: {attribute: [...]}}}}
+for the protected methods and properties of TF's own classes that TF's code calls (the v1
+`_FeatureColumn` protocol of its feature columns: "EmbeddingColumn._get_dense_tensor",
+internal_method_deprecations).
 
 TF prints, on a program's first call of such a function, "From prog.py:3: dense (from
 tensorflow.python.layers.core) is deprecated and will be removed in a future version.
@@ -27,6 +30,7 @@ import os
 import sys
 
 import tensorflow as tf  # noqa: F401  (loads the API modules)
+from tensorflow.python.feature_column import sequence_feature_column  # noqa: F401
 from tensorflow.python.util import decorator_utils, module_wrapper, tf_inspect
 
 OUT = os.path.join(
@@ -136,15 +140,39 @@ def outermost_deprecation(value):
     return "instructions" in outer and outer.get("func") is not None
 
 
-def method_deprecations_of(cls):
+# TF modules whose classes' protected methods TF's own code calls deprecated.
+INTERNAL_MODULES = (
+    "tensorflow.python.feature_column.feature_column_v2",
+    "tensorflow.python.feature_column.sequence_feature_column",
+)
+
+
+def internal_method_deprecations():
+    """{module: {class: {attribute: [qualified name, module, date, instructions, kind]}}} of
+    the classes each of INTERNAL_MODULES defines: their deprecated protected methods and
+    properties (those starting with one underscore)."""
+    out = {}
+    for module_name in INTERNAL_MODULES:
+        module = sys.modules[module_name]
+        for name, cls in sorted(vars(module).items()):
+            if not inspect.isclass(cls) or cls.__module__ != module_name:
+                continue
+            found = method_deprecations_of(cls, protected=True)
+            if found:
+                out.setdefault(module_name, {})[name] = found
+    return out
+
+
+def method_deprecations_of(cls, protected=False):
     """{attribute: [qualified name, module, date, instructions, kind]} of the methods and
     properties of cls (its own or inherited) that TF's `deprecated` decorator wraps directly;
     kind is "method", "property", "staticmethod" or "classmethod". One whose decorator sits
     under another (TensorFlowTestCase.test_session under contextmanager) is left out: TF's
-    warning then names the file of that other decorator, not the program's."""
+    warning then names the file of that other decorator, not the program's. protected: the
+    attributes starting with one underscore instead of the public ones."""
     out = {}
     for attribute in sorted(dir(cls)):
-        if attribute.startswith("_"):
+        if attribute.startswith("__") or attribute.startswith("_") != protected:
             continue
         try:
             raw = inspect.getattr_static(cls, attribute)
@@ -203,6 +231,7 @@ def main():
         "classes": classes,
         "class_arguments": class_arguments,
         "methods": methods,
+        "internal_methods": internal_method_deprecations(),
     }
     with open(OUT, "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)

@@ -149,6 +149,12 @@ def _function_deprecations() -> dict[tuple[str, str], tuple[str | None, str]]:
     for attributes in _functions_file()["methods"].values():
         for qualified, module, date, instructions, _ in attributes.values():
             out.setdefault((qualified, module), (date, instructions))
+    # And the protected methods of TF's own classes that its code calls (the v1 protocol of
+    # its feature columns: "EmbeddingColumn._get_dense_tensor").
+    for classes in _functions_file()["internal_methods"].values():
+        for attributes in classes.values():
+            for qualified, module, date, instructions, _ in attributes.values():
+                out.setdefault((qualified, module), (date, instructions))
     return out
 
 

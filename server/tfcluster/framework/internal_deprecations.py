@@ -18,7 +18,10 @@ per_image_standardization and a weighted embedding_lookup_sparse call it; and a 
 remove_checkpoint when it deletes a checkpoint past max_to_keep, get_checkpoint_mtimes when a
 session restored from a checkpoint recovers its list; reduce_prod's gradient and a tensordot of
 tensor axes call setdiff1d (the latter v1 where too); tf.layers' functions (dense, conv2d,
-dropout, batch_normalization, ...) call Layer.apply. TF's other internal callers of these (ctc,
+dropout, batch_normalization, ...) call Layer.apply; input_layer and linear_model call the
+v1 protocol of TF's v2 feature columns ("EmbeddingColumn._get_dense_tensor", ...; the
+"internal_methods" of the deprecation table), which lib/feature_column/base.py announces, and
+safe_embedding_lookup_sparse calls v1 where. TF's other internal callers of these (ctc,
 raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 """
 
@@ -44,6 +47,7 @@ REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
 GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
+LAYER_ADD_VARIABLE = ("Layer.add_variable", "tensorflow.python.keras.engine.base_layer")
 
 
 def set_reporter(reporter: Reporter) -> None:
@@ -73,7 +77,8 @@ def called_internally_with_argument(call: tuple[str, str, str, str]) -> None:
         _argument_reporter(*call, sys._getframe(1))
 
 
-def called_internally(function: tuple[str, str]) -> None:
-    """Where TF 1.15's own code calls the deprecated `function` (qualified name, module)."""
+def called_internally(function: tuple[str, str], depth: int = 1) -> None:
+    """Where TF 1.15's own code calls the deprecated `function` (qualified name, module): the
+    caller's line, or with depth=2 its caller's (a wrapper's)."""
     if _reporter is not None:
-        _reporter(function[0], function[1], sys._getframe(1))
+        _reporter(function[0], function[1], sys._getframe(depth))
