@@ -9,7 +9,10 @@ compared, the file and line of those TF prints from its own code left out. Pytho
 
 import os
 
-from deprecated_name_cases import run_program
+try:  # run by the tests (tests/ on the path) or by the recorder (in its folder)
+    from tf_reference.deprecated_name_cases import run_program
+except ImportError:
+    from deprecated_name_cases import run_program
 
 _COLUMNS = """
 import tensorflow as tf

@@ -145,6 +145,10 @@ def _function_deprecations() -> dict[tuple[str, str], tuple[str | None, str]]:
     out: dict[tuple[str, str], tuple[str | None, str]] = {}
     for qualified, module, date, instructions in _functions_file()["functions"].values():
         out[(qualified, module)] = (date, instructions)
+    # And classes deprecated by their __init__ (QueueRunner.__init__, which numpy_input_fn
+    # calls).
+    for qualified, module, date, instructions in _functions_file()["classes"].values():
+        out.setdefault((qualified, module), (date, instructions))
     # And methods (Layer.apply, which tf.layers' functions call).
     for attributes in _functions_file()["methods"].values():
         for qualified, module, date, instructions, _ in attributes.values():

@@ -21,7 +21,11 @@ tensor axes call setdiff1d (the latter v1 where too); tf.layers' functions (dens
 dropout, batch_normalization, ...) call Layer.apply; input_layer and linear_model call the
 v1 protocol of TF's v2 feature columns ("EmbeddingColumn._get_dense_tensor", ...; the
 "internal_methods" of the deprecation table), which lib/feature_column/base.py announces, and
-safe_embedding_lookup_sparse calls v1 where. TF's other internal callers of these (ctc,
+safe_embedding_lookup_sparse calls v1 where. An Estimator's training reads its global step by
+initialized_value, numpy_input_fn makes a QueueRunner and calls add_queue_runner, a
+MonitoredSession of queue runners calls start_queue_runners, the canned heads and the linear
+estimators' fraction-of-zero summary call to_float, and Adagrad makes its accumulators'
+initializers with a dtype. TF's other internal callers of these (ctc,
 raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 """
 
@@ -48,6 +52,12 @@ GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
 LAYER_ADD_VARIABLE = ("Layer.add_variable", "tensorflow.python.keras.engine.base_layer")
+INITIALIZED_VALUE = ("Variable.initialized_value", "tensorflow.python.ops.variables")
+TO_FLOAT = ("to_float", "tensorflow.python.ops.math_ops")
+_QUEUE_RUNNERS = "tensorflow.python.training.queue_runner_impl"
+QUEUE_RUNNER_INIT = ("QueueRunner.__init__", _QUEUE_RUNNERS)
+ADD_QUEUE_RUNNER = ("add_queue_runner", _QUEUE_RUNNERS)
+START_QUEUE_RUNNERS = ("start_queue_runners", _QUEUE_RUNNERS)
 
 
 def set_reporter(reporter: Reporter) -> None:
@@ -62,6 +72,16 @@ RESOURCE_VARIABLE_CONSTRAINT = (
     "tensorflow.python.ops.resource_variable_ops",
     "constraint",
     "If using Keras pass *_constraint arguments to layers.",
+)
+
+
+# An initializer made with a dtype (Adagrad's accumulator slots: constant_initializer(value,
+# dtype=...)), which Constant.__init__'s deprecated_args announces.
+CONSTANT_DTYPE = (
+    "Constant.__init__",
+    "tensorflow.python.ops.init_ops",
+    "dtype",
+    "Call initializer instance with the dtype argument instead of passing it to the constructor",
 )
 
 

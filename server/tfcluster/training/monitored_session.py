@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from tfcluster.framework import errors
+from tfcluster.framework import errors, internal_deprecations
 from tfcluster.framework.graph import GraphKeys, get_collection, get_default_graph
 from tfcluster.ops import array_ops, lookup_ops, resources, summary_ops
 from tfcluster.ops.control_flow_ops import group
@@ -567,6 +567,7 @@ class _CoordinatedSessionCreator(SessionCreator):
         # No exception is a clean stop for the session's own threads.
         self.coord = Coordinator(clean_stop_exception_types=[])
         if get_collection(GraphKeys.QUEUE_RUNNERS):
+            internal_deprecations.called_internally(internal_deprecations.START_QUEUE_RUNNERS)
             start_queue_runners(sess=self.tf_sess, coord=self.coord)
         for hook in self._hooks:
             hook.after_create_session(self.tf_sess, self.coord)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfcluster.framework import internal_deprecations
 from tfcluster.framework.graph import (
     Operation,
     Tensor,
@@ -275,6 +276,10 @@ class AdagradOptimizer(Optimizer):
         for v in var_list:
             # TF's: a Const of the value when the shape is known (one op: later op seeds
             # depend on the count), else a Fill.
+            if v.get_shape().is_fully_defined():
+                internal_deprecations.called_internally_with_argument(
+                    internal_deprecations.CONSTANT_DTYPE
+                )
             init = (
                 init_ops.constant_initializer(
                     self._initial_accumulator_value, dtype=v.dtype.base_dtype

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Graph, GraphKeys, Tensor, get_default_graph
 from tfcluster.ops import init_ops, variable_scope
 from tfcluster.ops.variables import Variable, VariableAggregation
@@ -111,7 +111,11 @@ def _get_or_create_global_step_read(graph: Graph | None = None) -> Tensor | None
         return None
 
     with graph.as_default(), graph.name_scope(None), graph.name_scope(step.op.name + "/"):
-        value = step.initialized_value() if isinstance(step, Variable) else step
+        if isinstance(step, Variable):
+            internal_deprecations.called_internally(internal_deprecations.INITIALIZED_VALUE)
+            value = step.initialized_value()
+        else:
+            value = step
         read = value + 0  # AddV2 named "add", as TF 1.15 writes it
         graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
     return read

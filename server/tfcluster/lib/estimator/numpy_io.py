@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, errors
+from tfcluster.framework import dtypes, errors, internal_deprecations
 from tfcluster.framework.graph import GraphKeys, name_scope
 from tfcluster.ops import array_ops, data_flow_ops, math_ops
 from tfcluster.ops.summary_ops import scalar
@@ -205,6 +205,7 @@ def numpy_input_fn(
                         None,  # TF's numpy_input_fn passes no seed to its feed functions
                     )
                 )
+            internal_deprecations.called_internally(internal_deprecations.QUEUE_RUNNER_INIT)
             runner = _FeedingQueueRunner(
                 queue,
                 enqueue_ops,
@@ -212,6 +213,7 @@ def numpy_input_fn(
                 queue.close(cancel_pending_enqueues=True),
                 feeders,
             )
+            internal_deprecations.called_internally(internal_deprecations.ADD_QUEUE_RUNNER)
             add_queue_runner(runner, GraphKeys.QUEUE_RUNNERS)
             _fraction_full_summary(queue, queue_capacity, int(queue_capacity / 4) if shuffle else 0)
         dequeued = (

@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import TensorShape
@@ -253,6 +253,8 @@ class _EmbeddingColumn(
         column's deprecated _num_buckets (a getattr default)."""
         with v1_protocol():
             shape = self._weights_shape
+        # TF's state manager makes it by the layer's deprecated add_variable.
+        internal_deprecations.called_internally(internal_deprecations.LAYER_ADD_VARIABLE)
         return vs.get_variable(
             "embedding_weights",
             shape=shape,
