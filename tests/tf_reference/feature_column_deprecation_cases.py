@@ -99,6 +99,44 @@ print(out.shape)
 """,
 }
 
+CASES.update(
+    {
+        "parse_example_specs": _COLUMNS
+        + """
+i = fc.categorical_column_with_identity("i", 4)
+columns = [
+    fc.numeric_column("x"),
+    fc.embedding_column(i, 2),
+    fc.weighted_categorical_column(i, "w"),
+]
+spec = fc.make_parse_example_spec(columns)
+print(sorted(spec))
+spec2 = tf.estimator.classifier_parse_example_spec(columns, "label")
+print(sorted(spec2))
+""",
+        "dense_features_layer": _COLUMNS
+        + """
+i = fc.categorical_column_with_identity("i", 4)
+v = fc.categorical_column_with_vocabulary_list("v", ["a", "b", "c"])
+columns = [
+    fc.numeric_column("x"),
+    fc.bucketized_column(fc.numeric_column("x"), [1.0]),
+    fc.embedding_column(i, 2),
+    fc.indicator_column(v),
+    fc.indicator_column(fc.weighted_categorical_column(i, "w")),
+]
+feats = {
+    "x": tf.constant([[1.0], [2.0]]),
+    "v": tf.constant([["a"], ["c"]]),
+    "i": tf.constant([[1], [3]], tf.int64),
+    "w": tf.constant([[0.5], [2.0]]),
+}
+out = tf.keras.layers.DenseFeatures(columns)(feats)
+print(out.shape)
+""",
+    }
+)
+
 _ESTIMATOR = """
 import numpy as np
 import tensorflow as tf
@@ -131,6 +169,23 @@ columns = [x, fc.embedding_column(i, 2), fc.indicator_column(v)]
 model = tf.estimator.DNNClassifier([3], columns, model_dir="model")
 model.train(input_fn, steps=2)
 print(sorted(model.evaluate(input_fn, steps=1)))
+""",
+        "regressors_of_more_columns_train": _ESTIMATOR
+        + """
+data["w"] = np.array([[0.5], [1.0], [2.0], [1.0]], np.float32)
+weighted = fc.weighted_categorical_column(i, "w")
+bucketized = fc.bucketized_column(x, [1.0, 2.0])
+crossed = fc.crossed_column(["v", bucketized], 5)
+linear = tf.estimator.LinearRegressor(
+    [weighted, crossed, fc.indicator_column(v)], model_dir="linear"
+)
+linear.train(input_fn, steps=2)
+dnn = tf.estimator.DNNRegressor(
+    [3], [fc.embedding_column(weighted, 2), bucketized, fc.indicator_column(crossed)],
+    model_dir="dnn",
+)
+dnn.train(input_fn, steps=2)
+print(sorted(dnn.evaluate(input_fn, steps=1)))
 """,
         "dnn_linear_combined_classifier_trains": _ESTIMATOR
         + """

@@ -25,7 +25,8 @@ safe_embedding_lookup_sparse calls v1 where. An Estimator's training reads its g
 initialized_value, numpy_input_fn makes a QueueRunner and calls add_queue_runner, a
 MonitoredSession of queue runners calls start_queue_runners, the canned heads and the linear
 estimators' fraction-of-zero summary call to_float, and Adagrad makes its accumulators'
-initializers with a dtype. TF's other internal callers of these (ctc,
+initializers with a dtype; an indicator column of a weighted column calls sparse_merge. TF's
+other internal callers of these (ctc,
 raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
 """
 
@@ -46,6 +47,7 @@ _argument_reporter: ArgumentReporter | None = None
 WHERE = ("where", "tensorflow.python.ops.array_ops")
 DIV = ("div", "tensorflow.python.ops.math_ops")
 SETDIFF1D = ("setdiff1d", "tensorflow.python.ops.array_ops")
+SPARSE_MERGE = ("sparse_merge", "tensorflow.python.ops.sparse_ops")
 _CHECKPOINTS = "tensorflow.python.training.checkpoint_management"
 REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
 GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)

@@ -345,6 +345,7 @@ class _IndicatorColumn(
         if weights is not None:
             # The weights keyed by id, entries past the ids' last column dropped; weights of
             # repeated ids add up (scatter_nd), as in TF.
+            internal_deprecations.called_internally(internal_deprecations.SPARSE_MERGE)
             merged = sparse_ops.sparse_merge(sp_ids=ids, sp_values=weights, vocab_size=depth)
             merged = sparse_ops.sparse_slice(merged, [0, 0], merged.dense_shape)
             return array_ops.scatter_nd(merged.indices, merged.values, merged.dense_shape)

@@ -195,18 +195,21 @@ def linear_model(
 
 
 def make_parse_example_spec(feature_columns: Any) -> dict[str, Any]:
-    """The parse_example features dict every column needs, merged."""
+    """The parse_example features dict every column needs, merged (each column's deprecated
+    _parse_example_spec, as TF's reads it)."""
     result: dict[str, Any] = {}
     for column in feature_columns:
         if not hasattr(column, "_parse_example_spec"):
             raise ValueError(
                 f"All feature_columns must be _FeatureColumn instances. Given: {column}"
             )
-        for key, value in column._parse_example_spec.items():
+        with v1_protocol():
+            config = column._parse_example_spec
+        for key, value in config.items():
             if key in result and result[key] != value:
                 raise ValueError(
                     f"feature_columns contain different parse_spec for key {key}. Given "
                     f"{value} and {result[key]}"
                 )
-        result.update(column._parse_example_spec)
+        result.update(config)
     return result
