@@ -8,6 +8,7 @@ own (deprecated_name_cases.run_program); its stdout and every deprecation warnin
 compared, the file and line of those TF prints from its own code left out. Python 3.7 code."""
 
 import os
+import re
 
 try:  # run by the tests (tests/ on the path) or by the recorder (in its folder)
     from tf_reference.deprecated_name_cases import run_program
@@ -202,16 +203,34 @@ print(sorted(model.evaluate(input_fn, steps=1)))
 )
 
 
+_PYTHON_WARNING = re.compile(r"^\S+:\d+: \w*Warning: ")
+_LOG_RECORD = re.compile(r"^[A-Z]+:\w+:")
+
+
 def deprecation_lines(stderr, where):
     """Every deprecation warning on stderr, each with its instruction lines, as printed: the
     program's file named relative to its folder, and those printed from the framework's own
     files ("From /.../feature_column.py:206: ...") as "From <framework>: ..."."""
     records = []
+    current = None
+    python_warning = False
     for line in stderr.splitlines():
+        if not line.startswith("  "):
+            python_warning = False
         if line.startswith("WARNING:"):
-            records.append([line])
-        elif records and line.strip():
-            records[-1].append(line)
+            current = [line]
+            records.append(current)
+        elif _LOG_RECORD.match(line):
+            current = None  # another logged record (INFO:tensorflow:...)
+        elif _PYTHON_WARNING.match(line):
+            # A Python warning ("<file>:<line>: UserWarning: ..." and its indented source
+            # line, of the framework's own file) ends the record before it.
+            current = None
+            python_warning = True
+        elif python_warning and line.startswith("  "):
+            continue
+        elif current is not None and line.strip():
+            current.append(line)
     kept = []
     head = "WARNING:tensorflow:From "
     for lines in records:
