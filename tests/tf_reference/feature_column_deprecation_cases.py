@@ -135,6 +135,15 @@ feats = {
 out = tf.keras.layers.DenseFeatures(columns)(feats)
 print(out.shape)
 """,
+        "shared_embeddings_in_input_layer": _COLUMNS
+        + """
+a = fc.categorical_column_with_identity("a", 4)
+b = fc.categorical_column_with_identity("b", 4)
+shared = fc.shared_embedding_columns([a, b], 2)
+feats = {"a": tf.constant([[1], [3]], tf.int64), "b": tf.constant([[0], [2]], tf.int64)}
+out = fc.input_layer(feats, shared)
+print(out.shape)
+""",
     }
 )
 
