@@ -197,6 +197,29 @@ dnn = tf.estimator.DNNRegressor(
 dnn.train(input_fn, steps=2)
 print(sorted(dnn.evaluate(input_fn, steps=1)))
 """,
+        "estimators_predict_from_a_dataset": _ESTIMATOR
+        + """
+
+
+def dataset_fn():
+    ds = tf.data.Dataset.from_tensor_slices((data, labels))
+    return ds.repeat().batch(2)
+
+
+def predict_fn():
+    return tf.data.Dataset.from_tensor_slices(data).batch(2)
+
+
+dnn = tf.estimator.DNNClassifier(
+    [3], [x, fc.indicator_column(v)], model_dir="dnn", n_classes=3,
+    optimizer=tf.train.AdamOptimizer(0.01),
+)
+dnn.train(dataset_fn, steps=2)
+print(sorted(next(dnn.predict(predict_fn))))
+linear = tf.estimator.LinearRegressor([x, i], model_dir="linear")
+linear.train(dataset_fn, steps=2)
+print([sorted(p) for p in linear.predict(predict_fn)][:1])
+""",
         "dnn_linear_combined_classifier_trains": _ESTIMATOR
         + """
 model = tf.estimator.DNNLinearCombinedClassifier(

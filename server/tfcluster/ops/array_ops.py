@@ -12,7 +12,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tfcluster.framework import dispatch, dtypes, op_def_registry, tensor_util
+from tfcluster.framework import (
+    dispatch,
+    dtypes,
+    internal_deprecations,
+    op_def_registry,
+    tensor_util,
+)
 from tfcluster.framework.graph import (
     Operation,
     Tensor,
@@ -1805,6 +1811,9 @@ def boolean_mask(
                 t_shape[:axis].concatenate([first]).concatenate(t_shape[axis + ndims_mask :])
             )
         m = reshape(m, [-1])
+        # TF's _apply_mask_1d calls the deprecated v1 where (report_uninitialized_variables,
+        # a MonitoredSession's ready op, so announces it too).
+        internal_deprecations.called_internally(internal_deprecations.WHERE)
         indices = squeeze(where(m), axis=[1])
         return gather(t, indices, axis=axis)
 
