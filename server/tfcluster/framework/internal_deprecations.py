@@ -25,9 +25,10 @@ safe_embedding_lookup_sparse calls v1 where. An Estimator's training reads its g
 initialized_value, numpy_input_fn makes a QueueRunner and calls add_queue_runner, a
 MonitoredSession of queue runners calls start_queue_runners, the canned heads and the linear
 estimators' fraction-of-zero summary call to_float, and Adagrad makes its accumulators'
-initializers with a dtype; an indicator column of a weighted column calls sparse_merge. TF's
-other internal callers of these (ctc,
-raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
+initializers with a dtype; an indicator column of a weighted column calls sparse_merge;
+boolean_mask (and so report_uninitialized_variables, a MonitoredSession's ready op) calls v1
+where. TF's other internal callers of these (ctc, raw_rnn, embedding lookups partitioned by
+"div", ...) are not marked yet.
 """
 
 from __future__ import annotations
