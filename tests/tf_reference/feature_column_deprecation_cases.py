@@ -220,6 +220,18 @@ linear = tf.estimator.LinearRegressor([x, i], model_dir="linear")
 linear.train(dataset_fn, steps=2)
 print([sorted(p) for p in linear.predict(predict_fn)][:1])
 """,
+        "shared_embeddings_in_canned_estimators": _ESTIMATOR
+        + """
+data["j"] = np.array([[3], [2], [1], [0]], np.int64)
+data["w"] = np.array([[0.5], [1.0], [2.0], [1.0]], np.float32)
+j = fc.categorical_column_with_identity("j", 4)
+shared = fc.shared_embedding_columns([i, j], 2)
+dnn = tf.estimator.DNNClassifier([3], shared + [x], model_dir="dnn", weight_column="w")
+dnn.train(input_fn, steps=2)
+linear = tf.estimator.LinearClassifier(shared + [v], model_dir="linear")
+linear.train(input_fn, steps=2)
+print(sorted(linear.evaluate(input_fn, steps=1)))
+""",
         "dnn_linear_combined_classifier_trains": _ESTIMATOR
         + """
 model = tf.estimator.DNNLinearCombinedClassifier(
