@@ -144,6 +144,17 @@ feats = {"a": tf.constant([[1], [3]], tf.int64), "b": tf.constant([[0], [2]], tf
 out = fc.input_layer(feats, shared)
 print(out.shape)
 """,
+        "program_reads_the_v1_protocol": _COLUMNS
+        + """
+cat = fc.categorical_column_with_identity("c", 5)
+print(cat._num_buckets, cat._num_buckets)
+print(sorted(cat._parse_example_spec))
+emb = fc.embedding_column(cat, 2)
+print(emb._variable_shape)
+feats = {"c": tf.constant([[1], [2]], tf.int64)}
+out = fc.input_layer(feats, [emb])
+print(out.shape)
+""",
     }
 )
 

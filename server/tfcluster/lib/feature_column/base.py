@@ -9,7 +9,7 @@ tensorflow.python.feature_column.feature_column_v2) is deprecated ...") at its f
 v2 layers (DenseFeatures, LinearModel) call the v2 protocol instead, which says nothing, but
 for the few v1 calls left in it. tfcluster's columns have the v1 protocol alone: a call of it
 announces TF's method while `v1_protocol()` is in force (input_layer, linear_model, and the
-v1 calls of TF's v2 code)."""
+v1 calls of TF's v2 code) and when a program calls it."""
 
 from __future__ import annotations
 
@@ -17,11 +17,13 @@ import collections
 import contextlib
 import contextvars
 import functools
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.python37_lines import in_package
 from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, math_ops, sparse_ops
@@ -62,11 +64,13 @@ def v1_protocol(on: bool = True) -> Iterator[None]:
 
 def _announcing(attribute: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """fn (a column's v1 method or property getter), announcing TF's deprecated method of the
-    column's class on its first call under v1_protocol(), from the caller's line."""
+    column's class on its first call under v1_protocol() or from a program's file, from the
+    caller's line."""
 
     @functools.wraps(fn)
     def call(self: FeatureColumn, *args: Any, **kwargs: Any) -> Any:
-        if _v1_calls.get():
+        # A program's own call announces it too (from the program's line), as TF's does.
+        if _v1_calls.get() or not in_package(sys._getframe(1).f_code.co_filename):
             qualified = f"{self._tf_class_name}.{attribute}"
             internal_deprecations.called_internally((qualified, _FEATURE_COLUMN_V2), depth=2)
         return fn(self, *args, **kwargs)
