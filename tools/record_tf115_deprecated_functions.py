@@ -7,10 +7,12 @@ deprecated_args or deprecated_arg_values decorator's record (argument_deprecatio
 the same for classes whose own __init__ carries the decorators ("classes",
 "class_arguments"), and {"methods": {public class name: {attribute: [qualified name, module,
 date, instructions, kind]}}} for their deprecated methods and properties
-(method_deprecations_of), and "internal_methods" for those of classes TF's own code uses
-(INTERNAL_CLASSES); "functions_under_decorator" holds the functions whose whole deprecation
-sits under another decorator (tf_should_use's, dispatch's), which TF announces from that
-decorator's file instead of the program's line.
+(method_deprecations_of), and {"internal_methods": {TF module: {class: {attribute: [...]}}}}
+for those of classes TF's own code uses (INTERNAL_CLASSES) and the protected methods and
+properties of TF's own classes that TF's code calls (the v1 `_FeatureColumn` protocol of its
+feature columns, INTERNAL_MODULES); "functions_under_decorator" holds the functions whose
+whole deprecation sits under another decorator (tf_should_use's, dispatch's), which TF
+announces from that decorator's file instead of the program's line.
 
 TF prints, on a program's first call of such a function, "From prog.py:3: dense (from
 tensorflow.python.layers.core) is deprecated and will be removed in a future version.
@@ -31,6 +33,7 @@ import os
 import sys
 
 import tensorflow as tf  # noqa: F401  (loads the API modules)
+from tensorflow.python.feature_column import sequence_feature_column  # noqa: F401
 from tensorflow.python.util import decorator_utils, module_wrapper, tf_inspect
 
 OUT = os.path.join(
@@ -140,15 +143,16 @@ def outermost_deprecation(value):
     return "instructions" in outer and outer.get("func") is not None
 
 
-def method_deprecations_of(cls):
+def method_deprecations_of(cls, protected=False):
     """{attribute: [qualified name, module, date, instructions, kind]} of the methods and
     properties of cls (its own or inherited) that TF's `deprecated` decorator wraps directly;
     kind is "method", "property", "staticmethod" or "classmethod". One whose decorator sits
     under another (TensorFlowTestCase.test_session under contextmanager) is left out: TF's
-    warning then names the file of that other decorator, not the program's."""
+    warning then names the file of that other decorator, not the program's. protected: the
+    attributes starting with one underscore instead of the public ones."""
     out = {}
     for attribute in sorted(dir(cls)):
-        if attribute.startswith("_"):
+        if attribute.startswith("__") or attribute.startswith("_") != protected:
             continue
         try:
             raw = inspect.getattr_static(cls, attribute)
@@ -169,13 +173,40 @@ def method_deprecations_of(cls):
     return out
 
 
-# Classes TF's own code uses that the public API does not name, whose deprecated methods TF's
-# code calls (limit_epochs calls RefVariable.count_up_to): {"internal_methods": {module path
-# of the class: {attribute: [...]}}}.
+# Classes TF's own code uses that the public API does not name, whose deprecated public
+# methods TF's code calls (limit_epochs calls RefVariable.count_up_to).
 INTERNAL_CLASSES = (
     "tensorflow.python.ops.variables.RefVariable",
     "tensorflow.python.ops.resource_variable_ops.BaseResourceVariable",
 )
+# TF modules whose classes' protected methods TF's own code calls deprecated (the v1
+# `_FeatureColumn` protocol of its feature columns: "EmbeddingColumn._get_dense_tensor").
+INTERNAL_MODULES = (
+    "tensorflow.python.feature_column.feature_column_v2",
+    "tensorflow.python.feature_column.sequence_feature_column",
+)
+
+
+def internal_method_deprecations():
+    """{module: {class: {attribute: [qualified name, module, date, instructions, kind]}}}:
+    the deprecated public methods of INTERNAL_CLASSES and the deprecated protected methods and
+    properties of the classes each of INTERNAL_MODULES defines."""
+    out = {}
+    for path in INTERNAL_CLASSES:
+        module_name, _, class_name = path.rpartition(".")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        found = method_deprecations_of(cls)
+        if found:
+            out.setdefault(module_name, {})[class_name] = found
+    for module_name in INTERNAL_MODULES:
+        module = sys.modules[module_name]
+        for name, cls in sorted(vars(module).items()):
+            if not inspect.isclass(cls) or cls.__module__ != module_name:
+                continue
+            found = method_deprecations_of(cls, protected=True)
+            if found:
+                out.setdefault(module_name, {})[name] = found
+    return out
 
 
 def main():
@@ -213,21 +244,13 @@ def main():
             arguments = argument_deprecations_of(value)
             if arguments:
                 (class_arguments if is_class else by_arguments)[full] = arguments
-    internal_methods = {}
-    for path in INTERNAL_CLASSES:
-        module_name, _, class_name = path.rpartition(".")
-        found_methods = method_deprecations_of(
-            getattr(importlib.import_module(module_name), class_name)
-        )
-        if found_methods:
-            internal_methods[path] = found_methods
     out = {
         "functions": table,
         "arguments": by_arguments,
         "classes": classes,
         "class_arguments": class_arguments,
         "methods": methods,
-        "internal_methods": internal_methods,
+        "internal_methods": internal_method_deprecations(),
         "functions_under_decorator": under_decorator,
     }
     with open(OUT, "w") as f:

@@ -169,8 +169,13 @@ def _function_deprecations() -> dict[tuple[str, str], tuple[str | None, str]]:
     # uses (RefVariable.count_up_to, which limit_epochs calls).
     for qualified, module, date, instructions in _functions_file()["classes"].values():
         out.setdefault((qualified, module), (date, instructions))
-    for section in ("methods", "internal_methods"):
-        for attributes in _functions_file()[section].values():
+    for attributes in _functions_file()["methods"].values():
+        for qualified, module, date, instructions, _ in attributes.values():
+            out.setdefault((qualified, module), (date, instructions))
+    # (By TF module, then class: the v1 protocol of TF's feature columns too,
+    # "EmbeddingColumn._get_dense_tensor".)
+    for classes in _functions_file()["internal_methods"].values():
+        for attributes in classes.values():
             for qualified, module, date, instructions, _ in attributes.values():
                 out.setdefault((qualified, module), (date, instructions))
     return out

@@ -21,8 +21,12 @@ tensor axes call setdiff1d (the latter v1 where too); tf.layers' functions (dens
 dropout, batch_normalization, ...) call Layer.apply; the SignatureDef builders
 (predict_signature_def, hence simple_save and an estimator's export, regression, classification
 and the supervised ones) call build_tensor_info; convert_variables_to_constants calls
-extract_sub_graph. TF's other internal callers of these (ctc,
-raw_rnn, embedding lookups partitioned by "div", ...) are not marked yet.
+extract_sub_graph; input_layer and linear_model call the v1 protocol of TF's v2 feature
+columns ("EmbeddingColumn._get_dense_tensor", ...; the "internal_methods" of the deprecation
+table), which lib/feature_column/base.py announces, and safe_embedding_lookup_sparse calls v1
+where; the canned heads and the linear estimators' fraction-of-zero summary call to_float; an
+indicator column of a weighted column calls sparse_merge. TF's other internal callers of these
+(ctc, ...) are not marked yet.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ REMOVE_CHECKPOINT = ("remove_checkpoint", _CHECKPOINTS)
 GET_CHECKPOINT_MTIMES = ("get_checkpoint_mtimes", _CHECKPOINTS)
 DISABLE_RESOURCE_VARIABLES = ("disable_resource_variables", "tensorflow.python.ops.variable_scope")
 LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
+SPARSE_MERGE = ("sparse_merge", "tensorflow.python.ops.sparse_ops")
+TO_FLOAT = ("to_float", "tensorflow.python.ops.math_ops")
 BUILD_TENSOR_INFO = ("build_tensor_info", "tensorflow.python.saved_model.utils_impl")
 EXTRACT_SUB_GRAPH = ("extract_sub_graph", "tensorflow.python.framework.graph_util_impl")
 # Queue-based input: what TF's input producers, batching and sessions call.

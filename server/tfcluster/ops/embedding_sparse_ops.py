@@ -203,6 +203,7 @@ def safe_embedding_lookup_sparse(
                 array_ops.reshape(is_row_empty, [-1, 1]),
                 array_ops.stack([1, array_ops.shape(result)[1]]),
             )
+            internal_deprecations.called_internally(internal_deprecations.WHERE)
             result = array_ops.where(is_row_empty, array_ops.zeros_like(result), result, name=scope)
         final_result = array_ops.reshape(
             result,

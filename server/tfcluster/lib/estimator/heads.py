@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import (
     GraphKeys,
     Tensor,
@@ -121,6 +121,8 @@ class _Head:
         regularization_losses: Any = None,
     ) -> EstimatorSpec:
         with name_scope("head"):
+            # TF's _check_logits_final_dim: to_float(logits).
+            internal_deprecations.called_internally(internal_deprecations.TO_FLOAT)
             logits = convert_to_tensor(logits)
             predictions = self._predictions(logits)
             if mode == ModeKeys.PREDICT:

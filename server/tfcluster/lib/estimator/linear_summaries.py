@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, name_scope
 from tfcluster.ops import array_ops, constant_op, control_flow_ops, math_ops, nn_impl
 from tfcluster.ops.summary_ops import histogram, scalar
@@ -30,13 +30,16 @@ def fraction_of_zero(variables: list[Any]) -> Tensor:
         with name_scope("total_zero"):
 
             def count(x: Any, size: Tensor) -> Tensor:
+                def zeros() -> Tensor:
+                    internal_deprecations.called_internally(internal_deprecations.TO_FLOAT)
+                    return nn_impl.zero_fraction(x) * math_ops.cast(
+                        size, dtypes.float32, name="ToFloat"
+                    )
+
                 return control_flow_ops.cond(
                     math_ops.equal(size, constant_op.constant(0, dtype=dtypes.int64)),
                     true_fn=lambda: constant_op.constant(0, dtype=dtypes.float32),
-                    false_fn=lambda: (
-                        nn_impl.zero_fraction(x)
-                        * math_ops.cast(size, dtypes.float32, name="ToFloat")
-                    ),
+                    false_fn=zeros,
                     name="zero_count",
                 )
 

@@ -1,14 +1,29 @@
 """What every feature column shares (TF 1.15's v1 `_FeatureColumn` protocol): the column
 kinds, the builder that turns a features dict into each column's tensor once, and the
-conversion of dense categorical inputs to SparseTensors."""
+conversion of dense categorical inputs to SparseTensors.
+
+TF 1.15's columns are v2 columns whose v1 protocol methods and properties (_get_dense_tensor,
+_transform_feature, _num_buckets, ...) are deprecated: input_layer and linear_model call them
+and TF announces each (one per class and method, "EmbeddingColumn._get_dense_tensor (from
+tensorflow.python.feature_column.feature_column_v2) is deprecated ...") at its first call. Its
+v2 layers (DenseFeatures, LinearModel) call the v2 protocol instead, which says nothing, but
+for the few v1 calls left in it. tfcluster's columns have the v1 protocol alone: a call of it
+announces TF's method while `v1_protocol()` is in force (input_layer, linear_model, and the
+v1 calls of TF's v2 code) and when a program calls it."""
 
 from __future__ import annotations
 
 import collections
+import contextlib
+import contextvars
+import functools
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.python37_lines import in_package
 from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, math_ops, sparse_ops
@@ -21,8 +36,64 @@ class IdWeightPair(NamedTuple):
     weight_tensor: Any
 
 
+_FEATURE_COLUMN_V2 = "tensorflow.python.feature_column.feature_column_v2"
+# The v1 protocol, which TF 1.15 deprecates on its v2 columns.
+_V1_PROTOCOL = (
+    "_get_dense_tensor",
+    "_get_sequence_dense_tensor",
+    "_get_sparse_tensors",
+    "_num_buckets",
+    "_parse_example_spec",
+    "_transform_feature",
+    "_variable_shape",
+)
+# Whether a call of the v1 protocol is one TF's code makes of its deprecated methods.
+_v1_calls: contextvars.ContextVar[bool] = contextvars.ContextVar("v1_calls", default=False)
+
+
+@contextlib.contextmanager
+def v1_protocol(on: bool = True) -> Iterator[None]:
+    """Calls of the columns' v1 protocol in this block are TF's calls of its deprecated v1
+    methods (on) or of the v2 ones (off)."""
+    token = _v1_calls.set(on)
+    try:
+        yield
+    finally:
+        _v1_calls.reset(token)
+
+
+def _announcing(attribute: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """fn (a column's v1 method or property getter), announcing TF's deprecated method of the
+    column's class on its first call under v1_protocol() or from a program's file, from the
+    caller's line."""
+
+    @functools.wraps(fn)
+    def call(self: FeatureColumn, *args: Any, **kwargs: Any) -> Any:
+        # A program's own call announces it too (from the program's line), as TF's does.
+        if _v1_calls.get() or not in_package(sys._getframe(1).f_code.co_filename):
+            qualified = f"{self._tf_class_name}.{attribute}"
+            internal_deprecations.called_internally((qualified, _FEATURE_COLUMN_V2), depth=2)
+        return fn(self, *args, **kwargs)
+
+    return call
+
+
 class FeatureColumn:
     """A column: a name, how to parse it from tf.Example, how to build its tensor."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for attribute in _V1_PROTOCOL:
+            raw = cls.__dict__.get(attribute)
+            if isinstance(raw, property) and raw.fget is not None:
+                setattr(cls, attribute, property(_announcing(attribute, raw.fget), doc=raw.__doc__))
+            elif callable(raw):
+                setattr(cls, attribute, _announcing(attribute, raw))
+
+    @property
+    def _tf_class_name(self) -> str:
+        """TF 1.15's class of the column (NumericColumn, ...)."""
+        return self._repr_name or type(self).__name__.lstrip("_")
 
     # tf.feature_column's columns are v2 columns in TF 1.15 (shared embedding columns aside):
     # the canned DNN estimators then build their input layer as DenseFeatures does.
@@ -48,7 +119,7 @@ class FeatureColumn:
 
     def __repr__(self) -> str:
         """TF's: the namedtuple's, field by field, under TF's class name."""
-        name = self._repr_name or type(self).__name__.lstrip("_")
+        name = self._tf_class_name
         fields = getattr(self, "_fields", None)
         if fields is None:
             return f"{name}({self.name!r})"

@@ -370,8 +370,8 @@ class _WeightedCategoricalColumn(
             weights = SparseTensor(
                 weights.indices, math_ops.cast(weights.values, dtypes.float32), weights.dense_shape
             )
-        ids = self.categorical_column._get_sparse_tensors(inputs).id_tensor
-        return ids, weights
+        # The categorical column's transformed feature, as TF's (not its _get_sparse_tensors).
+        return inputs.get(self.categorical_column), weights
 
     def _get_sparse_tensors(
         self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None

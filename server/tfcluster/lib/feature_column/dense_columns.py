@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import TensorShape
@@ -17,6 +17,7 @@ from tfcluster.lib.feature_column.base import (
     DenseColumn,
     IdWeightPair,
     LazyBuilder,
+    v1_protocol,
 )
 from tfcluster.ops import array_ops, feature_ops, init_ops, math_ops, parsing_ops, sparse_ops
 from tfcluster.ops import variable_scope as vs
@@ -248,10 +249,15 @@ class _EmbeddingColumn(
 
     def _create_state(self, trainable: bool) -> Any:
         """DenseFeatures' `embedding_weights`: a resource variable in the current variable
-        scope, in the default collections only."""
+        scope, in the default collections only. TF's create_state reads the categorical
+        column's deprecated _num_buckets (a getattr default)."""
+        with v1_protocol():
+            shape = self._weights_shape
+        # TF's state manager makes it by the layer's deprecated add_variable.
+        internal_deprecations.called_internally(internal_deprecations.LAYER_ADD_VARIABLE)
         return vs.get_variable(
             "embedding_weights",
-            shape=self._weights_shape,
+            shape=shape,
             dtype=dtypes.float32,
             initializer=self.initializer,
             trainable=trainable and self.trainable,
@@ -333,10 +339,13 @@ class _IndicatorColumn(
     def _transform_feature(self, inputs: LazyBuilder) -> Any:
         pair = self.categorical_column._get_sparse_tensors(inputs)
         ids, weights = pair.id_tensor, pair.weight_tensor
-        depth = int(self._variable_shape[-1])
+        # TF's v2 transform_feature reads the deprecated _variable_shape too.
+        with v1_protocol():
+            depth = int(self._variable_shape[-1])
         if weights is not None:
             # The weights keyed by id, entries past the ids' last column dropped; weights of
             # repeated ids add up (scatter_nd), as in TF.
+            internal_deprecations.called_internally(internal_deprecations.SPARSE_MERGE)
             merged = sparse_ops.sparse_merge(sp_ids=ids, sp_values=weights, vocab_size=depth)
             merged = sparse_ops.sparse_slice(merged, [0, 0], merged.dense_shape)
             return array_ops.scatter_nd(merged.indices, merged.values, merged.dense_shape)

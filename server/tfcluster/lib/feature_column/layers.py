@@ -1,18 +1,22 @@
 """input_layer, linear_model and make_parse_example_spec (TF 1.15 v1): columns are taken in
 order of their names, each under a variable scope named after it, so variables are TF's
 (`input_layer/<col>_embedding/embedding_weights`, `linear_model/<col>/weights`,
-`linear_model/bias_weights`)."""
+`linear_model/bias_weights`). Both call the columns' deprecated v1 protocol, as TF's do
+(base.v1_protocol); linear_model makes each column's weights (a resource variable, by TF's
+Layer.add_variable) before its weighted sum."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from tfcluster.framework import internal_deprecations
 from tfcluster.framework.graph import GraphKeys, Tensor, get_collection
 from tfcluster.lib.feature_column.base import (
     CategoricalColumn,
     DenseColumn,
     LazyBuilder,
     columns_of_kinds,
+    v1_protocol,
 )
 from tfcluster.ops import array_ops, init_ops, math_ops, nn_ops, sparse_ops
 from tfcluster.ops import variable_scope as vs
@@ -60,7 +64,10 @@ def input_layer(
         "with an embedding_column or indicator_column.",
     )
     collections = _collections(weight_collections)
-    with vs.variable_scope(None, default_name="input_layer", values=list(features.values())):
+    with (
+        v1_protocol(),
+        vs.variable_scope(None, default_name="input_layer", values=list(features.values())),
+    ):
         builder = LazyBuilder(features)
         outputs: list[Tensor] = []
         ordered: list[Any] = []
@@ -86,31 +93,47 @@ def input_layer(
         return array_ops.concat(outputs, 1)
 
 
+def _add_variable(name: str, shape: Any, trainable: bool, collections: list[str]) -> Any:
+    """A zero-initialized resource variable, as TF's v1 linear model makes each by its
+    deprecated Layer.add_variable."""
+    internal_deprecations.called_internally(internal_deprecations.LAYER_ADD_VARIABLE)
+    return vs.get_variable(
+        name,
+        shape=shape,
+        initializer=init_ops.zeros_initializer(),
+        trainable=trainable,
+        collections=collections,
+        use_resource=True,
+    )
+
+
+def _column_weights(column: Any, units: int, collections: list[str], trainable: bool) -> Any:
+    """The column's `weights`: [_num_buckets or the dense size, units]."""
+    if isinstance(column, CategoricalColumn):
+        first_dim = column._num_buckets
+    else:
+        first_dim = column._variable_shape.num_elements()
+    return _add_variable("weights", (first_dim, units), trainable, collections)
+
+
 def _dense_weighted_sum(
-    column: DenseColumn, builder: LazyBuilder, units: int, collections: list[str], trainable: bool
-) -> tuple[Tensor, Any]:
+    column: DenseColumn, builder: LazyBuilder, weight: Any, collections: list[str], trainable: bool
+) -> Tensor:
     tensor = column._get_dense_tensor(builder, weight_collections=collections, trainable=trainable)
     n = column._variable_shape.num_elements()
     batch = array_ops.shape(tensor)[0]
     tensor = array_ops.reshape(tensor, shape=(batch, n))
-    weight = vs.get_variable(
-        "weights",
-        shape=[n, units],
-        initializer=init_ops.zeros_initializer(),
-        trainable=trainable,
-        collections=collections,
-    )
-    return math_ops.matmul(tensor, weight, name="weighted_sum"), weight
+    return math_ops.matmul(tensor, weight, name="weighted_sum")
 
 
 def _categorical_weighted_sum(
     column: CategoricalColumn,
     builder: LazyBuilder,
-    units: int,
+    weight: Any,
     sparse_combiner: str,
     collections: list[str],
     trainable: bool,
-) -> tuple[Tensor, Any]:
+) -> Tensor:
     pair = column._get_sparse_tensors(builder, weight_collections=collections, trainable=trainable)
     ids = sparse_ops.sparse_reshape(
         pair.id_tensor, array_ops.stack([pair.id_tensor.dense_shape[0], -1])
@@ -118,17 +141,9 @@ def _categorical_weighted_sum(
     weights = pair.weight_tensor
     if weights is not None:
         weights = sparse_ops.sparse_reshape(weights, array_ops.stack([weights.dense_shape[0], -1]))
-    weight = vs.get_variable(
-        "weights",
-        shape=(column._num_buckets, units),
-        initializer=init_ops.zeros_initializer(),
-        trainable=trainable,
-        collections=collections,
-    )
-    out = safe_embedding_lookup_sparse(
+    return safe_embedding_lookup_sparse(
         weight, ids, sparse_weights=weights, combiner=sparse_combiner, name="weighted_sum"
     )
-    return out, weight
 
 
 def linear_model(
@@ -150,50 +165,51 @@ def linear_model(
     if sparse_combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError("sparse_combiner must be one of 'mean', 'sqrtn' or 'sum'")
     collections = _collections(weight_collections)
-    with vs.variable_scope(None, default_name="linear_model", values=list(features.values())):
+    with (
+        v1_protocol(),
+        vs.variable_scope(None, default_name="linear_model", values=list(features.values())),
+    ):
         builder = LazyBuilder(features)
         sums: list[Tensor] = []
         ordered: list[Any] = []
         for column in sorted(columns, key=lambda c: c.name):
             with vs.variable_scope(None, default_name=column._var_scope_name):
                 ordered.append(column)
+                var = _column_weights(column, units, collections, trainable)
                 if isinstance(column, CategoricalColumn):
-                    s, var = _categorical_weighted_sum(
-                        column, builder, units, sparse_combiner, collections, trainable
+                    s = _categorical_weighted_sum(
+                        column, builder, var, sparse_combiner, collections, trainable
                     )
                 else:
                     assert isinstance(column, DenseColumn)
-                    s, var = _dense_weighted_sum(column, builder, units, collections, trainable)
+                    s = _dense_weighted_sum(column, builder, var, collections, trainable)
                 sums.append(s)
                 if cols_to_vars is not None:
                     cols_to_vars[column] = [var]
         _check_batch_sizes(sums, ordered)
         no_bias = math_ops.add_n(sums, name="weighted_sum_no_bias")
-        bias = vs.get_variable(
-            "bias_weights",
-            shape=[units],
-            initializer=init_ops.zeros_initializer(),
-            trainable=trainable,
-            collections=collections,
-        )
+        bias = _add_variable("bias_weights", [units], trainable, collections)
         if cols_to_vars is not None:
             cols_to_vars["bias"] = [bias]
         return nn_ops.bias_add(no_bias, bias, name="weighted_sum")
 
 
 def make_parse_example_spec(feature_columns: Any) -> dict[str, Any]:
-    """The parse_example features dict every column needs, merged."""
+    """The parse_example features dict every column needs, merged (each column's deprecated
+    _parse_example_spec, as TF's reads it)."""
     result: dict[str, Any] = {}
     for column in feature_columns:
         if not hasattr(column, "_parse_example_spec"):
             raise ValueError(
                 f"All feature_columns must be _FeatureColumn instances. Given: {column}"
             )
-        for key, value in column._parse_example_spec.items():
+        with v1_protocol():
+            config = column._parse_example_spec
+        for key, value in config.items():
             if key in result and result[key] != value:
                 raise ValueError(
                     f"feature_columns contain different parse_spec for key {key}. Given "
                     f"{value} and {result[key]}"
                 )
-        result.update(column._parse_example_spec)
+        result.update(config)
     return result

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, name_scope
 from tfcluster.lib.feature_column.base import (
     CategoricalColumn,
@@ -52,6 +52,7 @@ def _create_variables(
                     first_dim = column._num_buckets
                 else:
                     first_dim = column._variable_shape.num_elements()
+                internal_deprecations.called_internally(internal_deprecations.LAYER_ADD_VARIABLE)
                 weights[column] = vs.get_variable(
                     "weights",
                     shape=(first_dim, units),
@@ -60,6 +61,7 @@ def _create_variables(
                     use_resource=True,
                 )
                 made.append(weights[column])
+        internal_deprecations.called_internally(internal_deprecations.LAYER_ADD_VARIABLE)
         bias = vs.get_variable(
             "bias_weights",
             shape=[units],

@@ -13,7 +13,12 @@ from typing import Any
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, add_to_collection, get_collection, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.lib.feature_column.base import CategoricalColumn, DenseColumn, LazyBuilder
+from tfcluster.lib.feature_column.base import (
+    CategoricalColumn,
+    DenseColumn,
+    LazyBuilder,
+    v1_protocol,
+)
 from tfcluster.lib.feature_column.categorical_columns import _WeightedCategoricalColumn
 from tfcluster.ops import init_ops
 from tfcluster.ops import variable_scope as vs
@@ -156,23 +161,25 @@ def shared_embedding_columns(
             "All categorical_columns must be subclasses of _CategoricalColumn. "
             f"Given: {c0}, of type: {type(c0)}"
         )
-    num_buckets = c0._num_buckets
-    first = _unweighted(c0)
-    for c in ordered[1:]:
-        base = _unweighted(c)
-        if not isinstance(base, type(first)):
-            raise ValueError(
-                "To use shared_embedding_column, all categorical_columns must have the same "
-                "type, or be weighted_categorical_column of the same type. Given column: "
-                f"{first} of type: {type(first)} does not match given column: {base} of "
-                f"type: {type(base)}"
-            )
-        if num_buckets != c._num_buckets:
-            raise ValueError(
-                "To use shared_embedding_column, all categorical_columns must have the same "
-                f"number of buckets. Given column: {first} with buckets: {num_buckets} does  "
-                f"not match column: {c} with buckets: {c._num_buckets}"
-            )
+    # TF's v1 shared_embedding_columns reads each column's deprecated _num_buckets.
+    with v1_protocol():
+        num_buckets = c0._num_buckets
+        first = _unweighted(c0)
+        for c in ordered[1:]:
+            base = _unweighted(c)
+            if not isinstance(base, type(first)):
+                raise ValueError(
+                    "To use shared_embedding_column, all categorical_columns must have the same "
+                    "type, or be weighted_categorical_column of the same type. Given column: "
+                    f"{first} of type: {type(first)} does not match given column: {base} of "
+                    f"type: {type(base)}"
+                )
+            if num_buckets != c._num_buckets:
+                raise ValueError(
+                    "To use shared_embedding_column, all categorical_columns must have the same "
+                    f"number of buckets. Given column: {first} with buckets: {num_buckets} does  "
+                    f"not match column: {c} with buckets: {c._num_buckets}"
+                )
     if not shared_embedding_collection_name:
         shared_embedding_collection_name = "_".join(c.name for c in ordered) + "_shared_embedding"
     return [
