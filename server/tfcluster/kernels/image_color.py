@@ -135,9 +135,12 @@ def adjust_contrast(node: Any, xp: Any) -> Compute:
         scale = np.float32(1) / np.float32(h * w)  # float32 1.0f / pixels, as TF
         mean = _channel_sums_by_halving(xp, planes, h * w, c) * scale
         # TF adds factor * (x - mean) to the mean broadcast over the image, in float32.
+        # (In place: one temporary besides the tiled means; the same float32 operations.)
         means = xp.tile(mean, (1, h * w))
-        out = (means + factor.astype(np.float32) * (planes - means)).reshape(x.shape)
-        return (out.astype(dtype),)
+        out = planes - means
+        out *= factor.astype(np.float32)
+        out += means
+        return (out.reshape(x.shape).astype(dtype, copy=False),)
 
     return compute
 
