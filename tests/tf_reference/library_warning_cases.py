@@ -19,7 +19,8 @@ deprecated functions warn, their names do not; and initialize_all_variables,
 initialize_variables, initialize_local_variables and batch_gather, whose deprecation TF
 announces from the file of the decorator around it (tf_should_use's, dispatch's); the
 distributions' Distribution.__init__ and multinomial, and the V1 initializers' `dtype` a saved
-Keras model's config passes to from_config. Every
+Keras model's config passes to from_config and Keras's random initializers pass their V1
+parents. Every
 "is deprecated" warning and the watched logged lines count, in order. Each program runs as a
 script
 file of its own; the warnings that name a library file (TF's, or tfcluster's where tfcluster
@@ -376,6 +377,33 @@ path = os.path.join(tempfile.mkdtemp(), "model.h5")
 model.save(path)
 loaded = tf.keras.models.load_model(path)
 print(loaded.predict(np.zeros((1, 4))).shape)
+""",
+    "keras_recurrent_models_announce_initializer_dtypes": """
+import numpy as np
+import tensorflow as tf
+model = tf.keras.Sequential(
+    [
+        tf.keras.layers.Embedding(10, 3, input_length=4),
+        tf.keras.layers.GRU(2, return_sequences=True),
+        tf.keras.layers.SimpleRNN(2),
+        tf.keras.layers.Dense(1, activation="sigmoid"),
+    ]
+)
+model.compile("rmsprop", "binary_crossentropy", metrics=["acc"])
+model.fit(np.zeros((4, 4)), np.zeros((4, 1)), epochs=1, verbose=0)
+lstm = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2), input_shape=(3, 2))
+other = tf.keras.Sequential([lstm, tf.keras.layers.Dense(1)])
+other.compile(tf.keras.optimizers.Adagrad(), "mse")
+other.fit(np.zeros((2, 3, 2)), np.zeros((2, 1)), verbose=0)
+print("done")
+""",
+    "keras_random_initializers_made_by_the_program": """
+import tensorflow as tf
+uniform = tf.keras.initializers.RandomUniform()
+truncated = tf.keras.initializers.TruncatedNormal(stddev=0.1)
+normal = tf.keras.initializers.RandomNormal()
+v1 = tf.random_uniform_initializer(dtype=tf.float32)
+print("done")
 """,
 }
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.ops import init_ops
 from tfcluster.ops.init_ops import (
     Constant,
@@ -25,10 +25,19 @@ from tfcluster.ops.init_ops import (
 )
 
 
+def _passes_dtype(parent: str) -> None:
+    """TF's Keras RandomNormal/RandomUniform/TruncatedNormal pass `dtype` to their V1 parent,
+    whose deprecated_args announces it (from here, where TF names its keras/initializers.py)."""
+    internal_deprecations.called_internally_with_argument(
+        internal_deprecations.initializer_dtype(parent), 2
+    )
+
+
 class RandomNormal(init_ops.RandomNormal):
     def __init__(
         self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None, dtype: Any = dtypes.float32
     ) -> None:
+        _passes_dtype("RandomNormal")
         super().__init__(mean=mean, stddev=stddev, seed=seed, **({"dtype": dtype} if dtype else {}))
 
 
@@ -40,6 +49,7 @@ class RandomUniform(init_ops.RandomUniform):
         seed: Any = None,
         dtype: Any = dtypes.float32,
     ) -> None:
+        _passes_dtype("RandomUniform")
         super().__init__(
             minval=minval, maxval=maxval, seed=seed, **({"dtype": dtype} if dtype else {})
         )
@@ -49,6 +59,7 @@ class TruncatedNormal(init_ops.TruncatedNormal):
     def __init__(
         self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None, dtype: Any = dtypes.float32
     ) -> None:
+        _passes_dtype("TruncatedNormal")
         super().__init__(mean=mean, stddev=stddev, seed=seed, **({"dtype": dtype} if dtype else {}))
 
 
