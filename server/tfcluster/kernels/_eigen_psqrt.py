@@ -207,11 +207,15 @@ def _by_rows(xp: Any, x: Any, packet: Any, exact: Any, rsqrt: bool) -> Any:
     if xp is not np or x.dtype != np.float32 or x.ndim < 2:
         return 1 / xp.sqrt(x) if rsqrt else xp.sqrt(x)
     rows = np.asarray(x).reshape(x.shape[0], -1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = exact(rows)
     rsqrtps = table()
-    packed = rows.shape[1] - rows.shape[1] % LANES
-    if rsqrtps is not None and packed and rows.size:
-        heads = np.ascontiguousarray(rows[:, :packed]).reshape(-1)
-        out[:, :packed] = packet(heads, rsqrtps).reshape(rows.shape[0], packed)
+    packed = rows.shape[1] - rows.shape[1] % LANES if rsqrtps is not None else 0
+    if not (packed and rows.size):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return exact(rows).reshape(x.shape)  # type: ignore[no-any-return]
+    out = np.empty(rows.shape, np.float32)
+    heads = np.ascontiguousarray(rows[:, :packed]).reshape(-1)
+    out[:, :packed] = packet(heads, rsqrtps).reshape(rows.shape[0], packed)
+    if packed < rows.shape[1]:  # each row's tail, exactly (only those values)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[:, packed:] = exact(rows[:, packed:])
     return out.reshape(x.shape)
