@@ -116,6 +116,22 @@ def _module_names(tf: Any) -> dict[str, Any]:
     }
 
 
+@program("module_name_scope_object")
+def _module_name_scope(tf: Any) -> dict[str, Any]:
+    dense_class, _ = _modules(tf)
+    layer = dense_class(2, 2, name="scoped")
+    scope = layer.name_scope
+    with scope as entered:
+        first = tf.constant(0.0, name="k")
+    with scope as again:
+        second = tf.constant(0.0, name="k")
+    return {
+        "name": scope.name,
+        "entered": [entered, again],
+        "consts": [first.name, second.name],
+    }
+
+
 @program("variable_creator_scope_chain")
 def _creator_chain(tf: Any) -> dict[str, Any]:
     log = []

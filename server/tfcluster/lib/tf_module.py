@@ -28,6 +28,28 @@ def valid_identifier(name: str) -> bool:
     return bool(_VALID_IDENTIFIER.match(name))
 
 
+class ModuleNameScope:
+    """TF 2's name_scope object, as tf.Module.name_scope gives it: the scope's full name, and a
+    context manager that enters it (yielding that name)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._entered: list[Any] = []
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __enter__(self) -> str:
+        scope = name_scope(self._name)
+        entered: str = scope.__enter__()
+        self._entered.append(scope)
+        return entered
+
+    def __exit__(self, *exc: Any) -> None:
+        self._entered.pop().__exit__(*exc)
+
+
 class Module:
     # Attributes TF's tracking base class keeps on every module, never walked.
     _TF_MODULE_IGNORED_PROPERTIES: frozenset[str] = frozenset(
@@ -51,9 +73,10 @@ class Module:
         return self._name
 
     @property
-    def name_scope(self) -> Any:
-        """The module's name scope, entered again (its ops are named "<scope>/...")."""
-        return name_scope(self._scope_name)
+    def name_scope(self) -> ModuleNameScope:
+        """The module's name scope (TF's name_scope object: `.name` is "<scope>/"), entered
+        again with `with` (its ops are named "<scope>/...")."""
+        return ModuleNameScope(self._scope_name)
 
     @property
     def variables(self) -> tuple[Any, ...]:
