@@ -63,8 +63,6 @@ class ClusterSpec:
         items = [f"{k!r}: {key_values[k]!r}" for k in sorted(key_values)]
         return "ClusterSpec({" + ", ".join(items) + "})"
 
-    __repr__ = __str__
-
     def as_dict(self) -> dict[str, Any]:
         """Job name -> list of addresses (dense jobs) or {index: address} (sparse jobs)."""
         ret: dict[str, Any] = {}
