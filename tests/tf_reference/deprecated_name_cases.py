@@ -6,6 +6,7 @@ Each runs as a script file of its own (`python prog.py`, with `import <framework
 replaced in it); its stdout and those warnings on stderr are compared. Python 3.7 code."""
 
 import os
+import re
 import subprocess
 import tempfile
 
@@ -472,6 +473,36 @@ w = tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])
 print("done")
 """,
 }
+
+
+_FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
+
+
+def warning_records(stderr, continues=lambda line: True):
+    """The WARNING records of stderr, each a list of its lines: a record's non-blank lines
+    after its first, those `continues` accepts."""
+    records = []
+    for line in stderr.splitlines():
+        if line.startswith("WARNING:"):
+            records.append([line])
+        elif records and line.strip() and continues(line):
+            records[-1].append(line)
+    return records
+
+
+def program_or_library(records, where, watched):
+    """[(whose, message)] of the "From <file>:<line>:" records holding one of `watched`:
+    `whose` is "program" for the program's file, "library" for any other; the message
+    without its From part."""
+    out = []
+    for lines in records:
+        text = "\n".join(lines)
+        match = _FROM.match(text)
+        if not match or not any(w in text for w in watched):
+            continue
+        program = match.group(1) in ("prog.py", os.path.join(where, "prog.py"))
+        out.append(["program" if program else "library", text[match.end() :]])
+    return out
 
 
 def warning_lines(stderr, where):

@@ -10,9 +10,6 @@ warning is compared as (whose: "program" or "library", the message without its
 "From <file>:<line>:" part). Written once for TF 1.15 (record_export_program_warnings.py) and
 tfcluster (tests/unit/test_export_program_warnings.py); kept runnable on Python 3.7."""
 
-import os
-import re
-
 try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
     from tf_reference import deprecated_name_cases
 except ImportError:
@@ -179,28 +176,12 @@ print(FLAGS.op_conversion_fallback_to_while_loop, FLAGS.test_random_seed,
 """,
 }
 
-_FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
-
 
 def warnings_of(stderr, where):
     """[(whose, message)] of the deprecation warnings: `whose` is "program" for the program's
     file, "library" for any other; the message without its From part."""
-    records = []
-    for line in stderr.splitlines():
-        if line.startswith("WARNING:"):
-            records.append([line])
-        elif records and line.strip():
-            records[-1].append(line)
-    out = []
-    for lines in records:
-        text = "\n".join(lines)
-        match = _FROM.match(text)
-        if not match or " is deprecated" not in text:
-            continue
-        program = match.group(1) in ("prog.py", os.path.join(where, "prog.py"))
-        whose = "program" if program else "library"
-        out.append([whose, text[match.end() :]])
-    return out
+    records = deprecated_name_cases.warning_records(stderr)
+    return deprecated_name_cases.program_or_library(records, where, (" is deprecated",))
 
 
 def run_program(python, module, name, env=None):

@@ -12,9 +12,6 @@ part, marked as the program's or a library's. Written once for TF 1.15
 (record_input_library_warnings.py) and tfcluster (tests/unit/test_input_library_warnings.py);
 kept runnable on Python 3.7."""
 
-import os
-import re
-
 try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
     from tf_reference import deprecated_name_cases
 except ImportError:
@@ -143,29 +140,16 @@ print(out.shape, out2.shape)
 """,
 }
 
-_FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
 _WATCHED = ("is deprecated and will be removed",)
 
 
 def warnings_of(stderr, where):
     """[(whose, message)] of the deprecation warnings of functions: `whose` is "program" for
     the program's file, "library" for any other; the message without its From part."""
-    records = []
-    for line in stderr.splitlines():
-        if line.startswith("WARNING:"):
-            records.append([line])
-        elif records and line.strip() and not line.startswith(("W", "I", "E")):
-            records[-1].append(line)
-    out = []
-    for lines in records:
-        text = "\n".join(lines)
-        match = _FROM.match(text)
-        if not match or not any(w in text for w in _WATCHED):
-            continue
-        program = match.group(1) in ("prog.py", os.path.join(where, "prog.py"))
-        whose = "program" if program else "library"
-        out.append([whose, text[match.end() :]])
-    return out
+    records = deprecated_name_cases.warning_records(
+        stderr, lambda line: not line.startswith(("W", "I", "E"))
+    )
+    return deprecated_name_cases.program_or_library(records, where, _WATCHED)
 
 
 def run_program(python, module, name, env=None):
