@@ -1,8 +1,10 @@
 """Kernels of the datasets that group elements: BatchDatasetV2, PaddedBatchDatasetV2,
 UnbatchDataset, WindowDataset.
 
-A batch stacks its elements' leaves along a new first dimension; sparse leaves are batched as
-TF batches SparseTensors (a new first index, the dense shape the largest of the elements').
+A batch stacks its elements' leaves along a new first dimension, variant ones too (a boxed
+SparseTensor's [3] become [batch, 3], as in TF); sparse leaves of graphs that carry them as
+three tensors (output_sparse) are batched as TF batches SparseTensors (a new first index, the
+dense shape the largest of the elements').
 A batch after a source that hands out whole runs of dense elements (slices, ranges, records)
 takes them as arrays, without making one tuple per element.
 """
@@ -53,7 +55,12 @@ def batch_elements(
         if spec.kind == base.SPARSE:
             out.append(_batch_sparse(column, what))
         elif spec.kind == base.DATASET:
-            raise errors.InvalidArgumentError(None, None, "Cannot batch elements that are datasets")
+            if not all(isinstance(v, np.ndarray) for v in column):
+                raise errors.InvalidArgumentError(
+                    None, None, "Cannot batch elements that are datasets"
+                )
+            # Variant tensors (boxed SparseTensors): stacked as they are.
+            out.append(base.stack_variants(column, what))
         else:
             out.append(base.stack(column, spec.dtype, what))
     return tuple(out)

@@ -20,6 +20,7 @@ from tfcluster.kernels.dataset_ordering import _input
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.lib.io import tfrecord
 from tfcluster.protos import tensor_pb2
+from tfcluster.runtime import cpp_log
 
 AUTOTUNE = -1
 _AUTOTUNE_PREFETCH = 4
@@ -384,6 +385,20 @@ class _MemoryCacheWriter(base.ElementIterator):
         if self._it is not None:
             self._it.close()
             self._it = None
+            if self._kept:
+                # TF's memory cache drops a partial pass with this warning.
+                cpp_log.warning(_CACHE_LOG_SOURCE, _PARTIAL_CACHE_WARNING)
+                self._kept = []
+
+
+_CACHE_LOG_SOURCE = "tensorflow/core/kernels/data/cache_dataset_ops.cc:824"
+_PARTIAL_CACHE_WARNING = (
+    "The calling iterator did not fully read the dataset being cached. In order to avoid "
+    "unexpected truncation of the dataset, the partially cached contents of the dataset will "
+    "be discarded. This can happen if you have an input pipeline similar to "
+    "`dataset.cache().take(k).repeat()`. You should use `dataset.take(k).cache().repeat()` "
+    "instead.\n"
+)
 
 
 class _CacheFiles:

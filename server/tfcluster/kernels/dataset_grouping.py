@@ -12,6 +12,7 @@ import numpy as np
 
 from tfcluster.framework import errors
 from tfcluster.kernels import dataset_base as base
+from tfcluster.kernels import sparse_serialization
 from tfcluster.kernels.dataset_batching import Elements
 from tfcluster.kernels.dataset_functions import _bind_inputs, _function
 from tfcluster.kernels.dataset_ordering import _input
@@ -297,7 +298,9 @@ class _DenseToSparseBatchIterator(base.ElementIterator):
         all_indices = np.concatenate(indices).astype(np.int64).reshape(-1, rank + 1)
         all_values = np.concatenate(values) if values else np.zeros(0, dtype.as_numpy_dtype)
         dense_shape = np.asarray([len(batch), *shape], dtype=np.int64)
-        return (base.SparseValue(all_indices, all_values, dense_shape),)
+        if d.specs[0].kind == base.SPARSE:
+            return (base.SparseValue(all_indices, all_values, dense_shape),)
+        return (sparse_serialization.boxed(all_indices, all_values, dense_shape),)
 
     def close(self) -> None:
         self._it.close()

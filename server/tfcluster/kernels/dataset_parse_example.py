@@ -11,24 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from tfcluster.framework import dtypes, errors
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.kernels import dataset_base as base
+from tfcluster.kernels import sparse_serialization
 from tfcluster.kernels.dataset_functions import AUTOTUNE
 from tfcluster.kernels.dataset_ordering import _input
 from tfcluster.kernels.parsing import _dense_specs, _sparse_specs, _vector
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.lib.io import example_parser
 from tfcluster.lib.io.example_parser import FeatureSpec
-
-
-def sparse_variant(indices: Any, values: Any, dense_shape: Any) -> np.ndarray:
-    """TF's variant form of one SparseTensor: a vector of its three tensors."""
-    out = np.empty(3, dtype=object)
-    out[0], out[1], out[2] = indices, values, dense_shape
-    return out
 
 
 class _ParseExample(base.Dataset):
@@ -68,7 +60,7 @@ class _ParseExampleIterator(base.ElementIterator):
             elif spec.kind == base.SPARSE:
                 out.append(base.SparseValue(*sparse[k]))
             else:
-                out.append(sparse_variant(*sparse[k]))
+                out.append(sparse_serialization.boxed(*sparse[k]))
         return tuple(out)
 
     def close(self) -> None:

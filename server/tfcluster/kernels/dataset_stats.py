@@ -265,7 +265,10 @@ def _leaf_bytes(leaf: Any) -> int:
         return _STRING_OVERHEAD + len(leaf)
     arr = np.asarray(leaf)
     if arr.dtype == object:
-        return sum(_STRING_OVERHEAD + len(x) for x in arr.reshape(-1))
+        return sum(
+            _leaf_bytes(x) if isinstance(x, np.ndarray) else _STRING_OVERHEAD + len(x)
+            for x in arr.reshape(-1)
+        )
     return int(arr.nbytes)
 
 

@@ -782,7 +782,9 @@ def deserialize_sparse(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         serialized = np.asarray(ins[0], dtype=object)
         if serialized.ndim >= 1 and serialized.shape[-1] == 3:
-            serialized = _sparse_serialization.tensors_as_strings(serialized, dt)
+            combined = _sparse_serialization.deserialize_boxed(serialized, dt)
+            if combined is not None:
+                return combined
         if serialized.ndim < 1 or serialized.shape[-1] != 3:
             raise invalid(
                 "Serialized sparse should have at least 1 dimension and its last dimension "

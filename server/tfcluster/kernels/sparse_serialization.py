@@ -1,6 +1,10 @@
 """SerializeSparse, SerializeManySparse and DeserializeManySparse: a SparseTensor's three parts
 as serialized TensorProtos, the bytes TF's kernels write (tensor_content for numbers,
-string_val for strings), and back. Host kernels."""
+string_val for strings), and back. Host kernels.
+
+With out_type=tf.variant (the form a dataset's sparse component takes, as in TF) each
+serialized SparseTensor is a [3] object array holding the indices, values and dense_shape
+arrays themselves: boxing costs no copy, and DeserializeSparse combines them directly."""
 
 from __future__ import annotations
 
@@ -91,25 +95,27 @@ def _parts(row: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.asarray(row[0]), np.asarray(row[1]), np.asarray(row[2])
 
 
-def tensors_as_strings(serialized: np.ndarray, dt: Any) -> np.ndarray:
-    """A [..., 3] array of serialized SparseTensors: strings as they are; TF's variant form
-    (each row holding the indices, values and dense_shape tensors themselves, as a dataset's
-    sparse component is) serialized first."""
-    flat = serialized.reshape(-1)
-    if not flat.size or isinstance(flat[0], (bytes, str)):
-        return serialized
-    rows = serialized.reshape(-1, 3)
-    out = _strings([_serialized(*_parts(row), dt) for row in rows])
-    return out.reshape(serialized.shape)
+def boxed(indices: np.ndarray, values: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    """One SparseTensor in TF's variant form: a [3] object array of its three arrays."""
+    out = np.empty(3, dtype=object)
+    out[0], out[1], out[2] = indices, values, shape
+    return out
+
+
+def _is_variant(node: Any) -> bool:
+    return node.attrs.get("out_type") is dtypes.variant
 
 
 @kernel("SerializeSparse", devices=CPU_ONLY)
 def serialize_sparse(node: Any, xp: Any) -> Compute:
     dt = node.attrs["T"]
+    variant = _is_variant(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         indices, values, shape = (np.asarray(v) for v in ins)
         _check_sparse(indices, values, shape)
+        if variant:
+            return (boxed(indices.astype(np.int64, copy=False), values, shape.astype(np.int64)),)
         return (_strings([_serialized(indices, values, shape, dt)]).reshape(3),)
 
     return compute
@@ -118,6 +124,7 @@ def serialize_sparse(node: Any, xp: Any) -> Compute:
 @kernel("SerializeManySparse", devices=CPU_ONLY)
 def serialize_many_sparse(node: Any, xp: Any) -> Compute:
     dt = node.attrs["T"]
+    variant = _is_variant(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         indices, values, shape = (np.asarray(v) for v in ins)
@@ -133,6 +140,13 @@ def serialize_many_sparse(node: Any, xp: Any) -> Compute:
         if batch.size and (int(batch.min()) < 0 or int(batch.max()) >= n):
             raise u.invalid(f"SparseTensor has a minibatch index outside [0, {n})")
         bounds = np.searchsorted(batch, np.arange(n + 1))
+        if variant:
+            indices = indices.astype(np.int64, copy=False)
+            inner = shape[1:].astype(np.int64)
+            out = np.empty((n, 3), dtype=object)
+            for i, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+                out[i, 0], out[i, 1], out[i, 2] = indices[lo:hi, 1:], values[lo:hi], inner
+            return (out,)
         rows = [
             _serialized(indices[lo:hi, 1:], values[lo:hi], shape[1:], dt)
             for lo, hi in itertools.pairwise(bounds)
@@ -202,3 +216,40 @@ def deserialize_many_sparse(node: Any, xp: Any) -> Compute:
         return (indices, values, np.concatenate([[n], dims]).astype(np.int64))
 
     return compute
+
+
+def deserialize_boxed(serialized: np.ndarray, dt: dtypes.DType) -> tuple[Any, ...] | None:
+    """DeserializeSparse of [..., 3] SparseTensors in variant form (None: not that form): the
+    leading dimensions become the first dimensions of one SparseTensor, the dense shape the
+    largest of each other dimension, as TF's kernel combines them."""
+    rows = serialized.reshape(-1, 3)
+    if not rows.shape[0] or isinstance(rows[0, 0], (bytes, str)):
+        return None
+    want = np.dtype(dt.as_numpy_dtype) if dt is not dtypes.string else np.dtype(object)
+    parts = [_parts(row) for row in rows]
+    for i, (_, vals, _) in enumerate(parts):
+        if vals.dtype != want:
+            got = dtypes.as_dtype(vals.dtype).name
+            raise u.invalid(
+                f"Requested SparseTensor of type {dt.name} but "
+                f"SparseTensor[{i}].values.dtype() == {got}"
+            )
+    lead = serialized.shape[:-1]
+    if not lead:
+        indices, values, shape = parts[0]
+        return indices.astype(np.int64, copy=False), values, shape.astype(np.int64, copy=False)
+    rank = parts[0][2].shape[0]
+    for i, (_, _, shape) in enumerate(parts):
+        if shape.shape[0] != rank:
+            raise u.invalid(
+                f"Inconsistent rank across SparseTensors: rank prior to SparseTensor[{i}] was: "
+                f"{rank} but rank of SparseTensor[{i}] is: {shape.shape[0]}"
+            )
+    dims = np.max(np.stack([p[2] for p in parts]), axis=0) if rank else np.zeros(0, np.int64)
+    counts = [p[0].shape[0] for p in parts]
+    flat = np.repeat(np.arange(len(parts), dtype=np.int64), counts)
+    coords = [np.asarray(c, np.int64)[:, None] for c in np.unravel_index(flat, lead)]
+    body = np.concatenate([p[0].reshape(-1, rank) for p in parts]).astype(np.int64, copy=False)
+    indices = np.concatenate([*coords, body], axis=1)
+    values = np.concatenate([p[1] for p in parts]).astype(want, copy=False)
+    return indices, values, np.concatenate([np.asarray(lead, np.int64), dims]).astype(np.int64)

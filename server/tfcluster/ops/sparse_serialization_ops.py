@@ -17,9 +17,7 @@ from tfcluster.ops.sparse_ops import _convert
 
 def _out_type(value: Any) -> dtypes.DType:
     out = dtypes.as_dtype(value).base_dtype
-    if out is dtypes.variant:
-        raise TypeError("out_type=tf.variant is not implemented in tfcluster: use tf.string")
-    if out is not dtypes.string:
+    if out is not dtypes.string and out is not dtypes.variant:
         raise TypeError(
             f"Value passed to parameter 'out_type' has DataType {out.name} not in list of "
             "allowed values: string, variant"
@@ -91,6 +89,20 @@ def deserialize_many_sparse(
         s = convert_to_tensor(serialized_sparse, name="serialized_sparse", dtype=dtypes.string)
         attrs = {"dtype": dtypes.as_dtype(dtype).base_dtype}
         indices, values, shape = make_op("DeserializeManySparse", [s], attrs, name=scope).outputs
+    indices.set_shape([None, rank])
+    shape.set_shape([rank])
+    return SparseTensor(indices, values, shape)
+
+
+def deserialize_sparse(
+    serialized_sparse: Tensor, dtype: Any, rank: int | None = None, name: str | None = None
+) -> SparseTensor:
+    """One SparseTensor from [..., 3] serialized ones (strings or TF's variant form): the
+    leading dimensions become its first dimensions."""
+    with name_scope(name, "DeserializeSparse", [serialized_sparse]) as scope:
+        attrs = {"dtype": dtypes.as_dtype(dtype).base_dtype, "Tserialized": serialized_sparse.dtype}
+        op = make_op("DeserializeSparse", [serialized_sparse], attrs, name=scope)
+    indices, values, shape = op.outputs
     indices.set_shape([None, rank])
     shape.set_shape([rank])
     return SparseTensor(indices, values, shape)

@@ -14,10 +14,19 @@ from tfcluster.settings import environment
 def info(where: str, text: str) -> None:
     """One INFO line (or several, `text` ending in a newline each) from TF's source file
     `where` ("tensorflow/core/common_runtime/placer.cc:54")."""
-    if environment.tf_cpp_min_log_level() >= 1:
+    _write("I", 1, where, text)
+
+
+def warning(where: str, text: str) -> None:
+    """One WARNING line, as `info` (TF_CPP_MIN_LOG_LEVEL 2 and above: none)."""
+    _write("W", 2, where, text)
+
+
+def _write(severity: str, hidden_from: int, where: str, text: str) -> None:
+    if environment.tf_cpp_min_log_level() >= hidden_from:
         return
     now = time.time()
     stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
     micros = int((now % 1) * 1_000_000)
-    sys.stderr.write(f"{stamp}.{micros:06d}: I {where}] {text}")
+    sys.stderr.write(f"{stamp}.{micros:06d}: {severity} {where}] {text}")
     sys.stderr.flush()

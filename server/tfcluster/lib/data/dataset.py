@@ -223,7 +223,7 @@ class Dataset:
                 first = d if d is not None else first
         structure = st.unbatched(batched)
         variant = dataset_ops.dataset_op(
-            "TensorSliceDataset", st.to_tensor_list(element), st.op_attrs(structure)
+            "TensorSliceDataset", st.to_batched_tensor_list(element), st.op_attrs(structure)
         )
         return Dataset(variant, structure)
 
@@ -500,8 +500,15 @@ class Dataset:
         return self._unary("WindowDataset", inputs, structure)
 
     def unbatch(self) -> Dataset:
-        """Splits each element into the elements along its first dimension."""
-        return self._unary("UnbatchDataset", [], st.unbatched(self._structure))
+        """Splits each element into the elements along its first dimension. As in TF, a map
+        first boxes each sparse leaf row by row ([N, 3]) so that the split is along rows."""
+        structure = self._structure
+
+        def normalize(arg: Any, *rest: Any) -> tuple[Tensor, ...]:
+            return tuple(st.to_batched_tensor_list((arg, *rest) if rest else arg))
+
+        normalized = self.map(normalize)
+        return normalized._unary("UnbatchDataset", [], st.unbatched(structure))
 
     def enumerate(self, start: Any = 0) -> Dataset:
         """(index, element) pairs, the index counting from start."""

@@ -71,9 +71,6 @@ class StructuredFunction:
                     fg.add_arg(dt, shape, f"args_{i}")
                     for i, (dt, shape) in enumerate(st.tensor_list_specs(input_structure))
                 ]
-                # TF 1.15 passes a sparse leaf as one (variant) argument, not three.
-                sparse = sum(s.kind == st.SPARSE for s in st.flatten(input_structure))
-                fg._match_tf1_op_count(-2 * sparse)
                 nested = st.from_tensor_list(input_structure, args)
             with tracing_converted_function():
                 if unpack_tuples and type(nested) is tuple:
@@ -127,15 +124,7 @@ class StructuredFunction:
             or any(s.kind != st.DENSE for s in st.flatten(self.input_structure))
         ):
             return None
-        sparse_starts = []
-        pos = 0
-        for spec in st.flatten(self.output_structure):
-            if spec.kind == st.SPARSE:
-                sparse_starts.append(pos)
-            pos += 3 if spec.kind == st.SPARSE else 1
-        return vectorize.vectorize(
-            self.func_graph, self.args, self.outputs, self.captured_args, sparse_starts
-        )
+        return vectorize.vectorize(self.func_graph, self.args, self.outputs, self.captured_args)
 
     @property
     def captured_types(self) -> list[dtypes.DType]:

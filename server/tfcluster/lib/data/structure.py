@@ -3,10 +3,11 @@
 tf.data nests as TF does: tuples (namedtuples included) and dicts (by sorted key) are
 structure; a list is a value (it becomes one tensor). Each leaf of an element is a dense
 tensor, a SparseTensor or a dataset (window's elements); a `Spec` says which, with its dtype
-and static shape. In the graph a dense leaf is one tensor, a sparse leaf three (indices,
-values, dense_shape) and a dataset leaf one variant tensor; dataset ops carry their leaves'
-dtypes and shapes as `output_types` / `output_shapes`, and the sparse ones' positions as
-`output_sparse`.
+and static shape. In the graph a dense leaf is one tensor; a sparse leaf is one variant
+tensor, as in TF (SerializeSparse or SerializeManySparse with out_type=tf.variant going in,
+DeserializeSparse coming out), so that TF reads the graphs tfcluster writes and the other way
+round; a dataset leaf is one variant tensor. Dataset ops carry their leaves' dtypes and
+shapes as `output_types` / `output_shapes` (a sparse leaf: variant, unknown shape).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
+from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 
@@ -183,21 +184,30 @@ def structure_of(element: Any) -> Any:
     return map_structure(spec_of, element)
 
 
-def _count_tf1_sparse_boxing(count: int) -> None:
-    """TF 1.15 boxes each sparse leaf into one variant (SerializeSparse or
-    SerializeManySparse going in, DeserializeSparse coming out: one op each way) where
-    tfcluster passes its three tensors; the op count, hence later op seeds, follows TF's."""
-    if count:
-        get_default_graph()._match_tf1_op_count(count)
+def _boxed(leaf: SparseTensor, many: bool) -> Tensor:
+    from tfcluster.ops import sparse_serialization_ops as sso
+
+    if many:
+        return sso.serialize_many_sparse(leaf, out_type=dtypes.variant)
+    return sso.serialize_sparse(leaf, out_type=dtypes.variant)
 
 
 def to_tensor_list(element: Any) -> list[Tensor]:
-    """The graph tensors of a normalized element (a sparse leaf is three)."""
+    """The graph tensors of a normalized element (a sparse leaf boxed as one variant)."""
+    return _tensor_list(element, many=False)
+
+
+def to_batched_tensor_list(element: Any) -> list[Tensor]:
+    """As to_tensor_list, a sparse leaf boxed row by row along its first dimension
+    (SerializeManySparse: [N, 3]), for ops that slice elements (from_tensor_slices, unbatch)."""
+    return _tensor_list(element, many=True)
+
+
+def _tensor_list(element: Any, many: bool) -> list[Tensor]:
     out: list[Tensor] = []
     for leaf in flatten(element):
         if isinstance(leaf, SparseTensor):
-            _count_tf1_sparse_boxing(1)
-            out += [leaf.indices, leaf.values, leaf.dense_shape]
+            out.append(_boxed(leaf, many))
         elif _is_dataset(leaf):
             out.append(leaf._variant_tensor)
         else:
@@ -208,60 +218,35 @@ def to_tensor_list(element: Any) -> list[Tensor]:
 def from_tensor_list(structure: Any, tensors: Sequence[Tensor]) -> Any:
     """The element whose graph tensors are `tensors` (the inverse of to_tensor_list)."""
     from tfcluster.lib.data.dataset import VariantDataset
+    from tfcluster.ops import sparse_serialization_ops as sso
 
-    it = iter(tensors)
     leaves: list[Any] = []
-    for spec in flatten(structure):
+    for spec, t in zip(flatten(structure), tensors, strict=True):
         if spec.kind == SPARSE:
-            indices, values, dense_shape = next(it), next(it), next(it)
-            _count_tf1_sparse_boxing(1)
-            st = SparseTensor(indices, values, dense_shape)
-            leaves.append(st)
+            leaves.append(sso.deserialize_sparse(t, spec.dtype, spec.shape.ndims))
         elif spec.kind == DATASET:
-            leaves.append(VariantDataset(next(it), spec.element))
+            leaves.append(VariantDataset(t, spec.element))
         else:
-            t = next(it)
             leaves.append(t)
     return pack_as(structure, leaves)
 
 
 def tensor_list_specs(structure: Any) -> list[tuple[dtypes.DType, TensorShape]]:
     """(dtype, shape) of each graph tensor of an element of `structure`."""
-    out: list[tuple[dtypes.DType, TensorShape]] = []
-    for spec in flatten(structure):
-        if spec.kind == SPARSE:
-            out += sparse_component_specs(spec)
-        else:
-            out.append((spec.dtype, spec.shape))
-    return out
+    return [_tensor_spec(spec) for spec in flatten(structure)]
 
 
-def sparse_component_specs(spec: Spec) -> list[tuple[dtypes.DType, TensorShape]]:
-    rank = spec.shape.ndims
-    return [
-        (dtypes.int64, TensorShape([None, rank])),
-        (spec.dtype, TensorShape([None])),
-        (dtypes.int64, TensorShape([rank])),
-    ]
+def _tensor_spec(spec: Spec) -> tuple[dtypes.DType, TensorShape]:
+    if spec.kind == SPARSE:
+        return dtypes.variant, TensorShape(None)
+    return spec.dtype, spec.shape
 
 
 # ---- op attrs ------------------------------------------------------------------------------
 def op_attrs(structure: Any) -> dict[str, Any]:
-    """output_types / output_shapes (one per leaf) and output_sparse (sparse leaves)."""
-    specs = flatten(structure)
-    return {
-        "output_types": [s.dtype for s in specs],
-        "output_shapes": [s.shape for s in specs],
-        "output_sparse": [i for i, s in enumerate(specs) if s.kind == SPARSE],
-    }
-
-
-def specs_from_attrs(attrs: dict[str, Any]) -> list[Spec]:
-    sparse_at = set(attrs.get("output_sparse") or ())
-    return [
-        Spec(SPARSE if i in sparse_at else DENSE, dt, as_shape(s))
-        for i, (dt, s) in enumerate(zip(attrs["output_types"], attrs["output_shapes"]))
-    ]
+    """output_types / output_shapes: one per leaf, as TF writes them."""
+    specs = tensor_list_specs(structure)
+    return {"output_types": [dt for dt, _ in specs], "output_shapes": [s for _, s in specs]}
 
 
 # ---- legacy views: output_types / output_shapes / output_classes -----------------------------

@@ -2,14 +2,14 @@
 form on n stacked elements (TF's map_vectorization rewrite, done here when the map is traced).
 
 The batched function has f's arguments and results with a leading batch dimension (a sparse
-result is the batched SparseTensor), and takes f's captured tensors unchanged. It is made op
-by op from f's function graph: an op none of whose inputs is batched is copied; one that
-reads batched values needs a rule here (elementwise ops, parse_single_example ->
-parse_example, decode_raw, reshape, reductions, ...), and so does a random op (one draw per
-element). A function with an op that has no rule, another stateful op or control
-dependencies is not vectorized: the kernel then maps element by element. The kernel also
-maps a batch element by element when its batched call fails, so errors are the ones TF
-gives.
+result, boxed in variant form, is [batch, 3]: one boxed SparseTensor per element), and takes
+f's captured tensors unchanged. It is made op by op from f's function graph: an op none of
+whose inputs is batched is copied; one that reads batched values needs a rule here
+(elementwise ops, parse_single_example -> parse_example, decode_raw, reshape, reductions,
+...), and so does a random op (one draw per element). A function with an op that has no
+rule, another stateful op or control dependencies is not vectorized: the kernel then maps
+element by element. The kernel also maps a batch element by element when its batched call
+fails, so errors are the ones TF gives.
 """
 
 from __future__ import annotations
@@ -215,6 +215,16 @@ def _parse_single_example(c: _Converter, op: Operation, ins: Converted) -> Conve
     return list(zip(new.outputs, kinds))
 
 
+def _serialize_sparse(c: _Converter, op: Operation, ins: Converted) -> Converted:
+    """A parsed sparse feature boxed per element: the batch's rows boxed at once."""
+    if [k for _, k in ins] != [SPARSE_INDICES, SPARSE_VALUES, SPARSE_SHAPE]:
+        raise NotVectorizable("a sparse result that is not a parsed feature")
+    new = Graph.create_op(
+        c.graph, "SerializeManySparse", [t for t, _ in ins], dict(op.attrs), name=op.name
+    )
+    return [(new.outputs[0], BATCHED)]
+
+
 def _first_only(c: _Converter, op: Operation, ins: Converted) -> None:
     if any(k == BATCHED for _, k in ins[1:]):
         raise NotVectorizable(f"{op.type} with a batched shape or axis")
@@ -378,6 +388,7 @@ RULES: dict[str, Rule] = {
     **{t: _reduction for t in _REDUCTIONS},
     **{t: _same_op for t in _SAME_OP},
     "ParseSingleExample": _parse_single_example,
+    "SerializeSparse": _serialize_sparse,
     "Reshape": _reshape,
     "ExpandDims": _expand_dims,
     "Squeeze": _squeeze,
@@ -402,16 +413,14 @@ def vectorize(
     args: Sequence[Tensor],
     outputs: Sequence[Tensor],
     captured_args: Sequence[Tensor],
-    sparse_outputs: Sequence[int],
 ) -> Any:
     """The func attr of f's batched form, or None when f cannot be vectorized.
 
     `args` are f's element arguments, `captured_args` its arguments for captured tensors,
-    `outputs` its flat results; `sparse_outputs` the positions (in results) of the first
-    tensor of each sparse result's (indices, values, dense_shape).
+    `outputs` its flat results.
     """
     try:
-        return _vectorize(fg, args, outputs, captured_args, sparse_outputs)
+        return _vectorize(fg, args, outputs, captured_args)
     except NotVectorizable:
         return None
 
@@ -421,7 +430,6 @@ def _vectorize(
     args: Sequence[Tensor],
     outputs: Sequence[Tensor],
     captured_args: Sequence[Tensor],
-    sparse_outputs: Sequence[int],
 ) -> Any:
     vg = FuncGraph(f"{fg.name}_vectorized", fg.outer_graph)
     conv = _Converter(vg)
@@ -449,7 +457,7 @@ def _vectorize(
             if op_def is None or (op_def.stateful and not random):
                 raise NotVectorizable(f"{op.name} ({op.type}) is stateful")
             ins = [values[t] for t in op.inputs]
-            if any(k not in (UNBATCHED, BATCHED) for _, k in ins):
+            if op.type != "SerializeSparse" and any(k not in (UNBATCHED, BATCHED) for _, k in ins):
                 raise NotVectorizable(f"{op.name} reads a sparse result")
             if all(k == UNBATCHED for _, k in ins) and not random:
                 new = conv.op(op, [t for t, _ in ins])
@@ -461,7 +469,7 @@ def _vectorize(
                 out = rule(conv, op, ins)
             for old, new_value in zip(op.outputs, out):
                 values[old] = new_value
-        results = _results(conv, outputs, values, sparse_outputs, new_args)
+        results = _results(conv, outputs, values, new_args)
     return vg.to_function([*new_args, *new_captured], results)
 
 
@@ -469,27 +477,16 @@ def _results(
     conv: _Converter,
     outputs: Sequence[Tensor],
     values: dict[Tensor, tuple[Tensor, str]],
-    sparse_outputs: Sequence[int],
     batched_args: Sequence[Tensor],
 ) -> list[Tensor]:
-    sparse_starts = set(sparse_outputs)
     results: list[Tensor] = []
-    i = 0
-    while i < len(outputs):
-        if i in sparse_starts:
-            kinds = [values[t][1] for t in outputs[i : i + 3]]
-            if kinds != [SPARSE_INDICES, SPARSE_VALUES, SPARSE_SHAPE]:
-                raise NotVectorizable("a sparse result that is not a parsed feature")
-            results += [values[t][0] for t in outputs[i : i + 3]]
-            i += 3
-            continue
-        t, kind = values[outputs[i]]
+    for output in outputs:
+        t, kind = values[output]
         if kind == UNBATCHED:
             t = _broadcast(conv, t, batched_args)
         elif kind != BATCHED:
             raise NotVectorizable("a part of a sparse result returned as a dense one")
         results.append(t)
-        i += 1
     return results
 
 
