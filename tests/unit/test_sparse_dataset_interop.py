@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import tfcluster as tf
+from support.ports import free_ports
 from tf_reference import reference
 from tf_reference import sparse_dataset_interop_cases as cases
 from tfcluster.protos import saved_model_pb2
@@ -74,3 +75,38 @@ def test_tf_runs_tfclusters_saved_model_of_the_pipeline(name: str, tmp_path: Any
 def test_tfclusters_saved_model_of_the_pipeline_runs_in_tfcluster(name: str) -> None:
     want = reference.case(AREA, f"tf/{name}")
     assert cases.load_and_run(tf, os.path.join(FILES, "tfcluster", name)) == want["values"]
+
+
+@pytest.mark.timeout(120)
+def test_sparse_elements_of_a_dataset_on_another_task_travel_boxed() -> None:
+    """A pipeline on the ps task read by the worker: IteratorGetNext runs on the ps, the
+    boxed SparseTensors ([batch, 3] variant tensors) cross to the worker's DeserializeSparse
+    as TF sends a variant holding tensors, and the worker reads the local run's values."""
+    ports = free_ports(2)
+    spec = tf.train.ClusterSpec(
+        {"ps": [f"localhost:{ports[0]}"], "worker": [f"localhost:{ports[1]}"]}
+    )
+    servers = [tf.train.Server(spec, job_name=j, task_index=0) for j in ("ps", "worker")]
+
+    def pipeline(where: str | None) -> list[Any]:
+        with tf.Graph().as_default():
+            sparse = tf.SparseTensor([[0, 0], [1, 2], [2, 1], [3, 3]], [1.0, 2.0, 3.0, 4.0], [4, 4])
+            strings = tf.SparseTensor([[0, 1], [2, 0]], [b"a", b"bc"], [4, 2])
+            with tf.device(where and "/job:ps/task:0"):
+                ds = tf.data.Dataset.from_tensor_slices((sparse, strings)).batch(3).repeat()
+                it = tf.data.make_one_shot_iterator(ds)
+            with tf.device(where and "/job:worker/task:0"):
+                numbers, words = it.get_next()
+                fetches = [tf.sparse.to_dense(numbers), tf.sparse.to_dense(words, b"-")]
+            if where:
+                devices = {op.type: op.device for op in tf.get_default_graph().get_operations()}
+                assert "ps" in devices["IteratorGetNext"]
+                assert "worker" in devices["DeserializeSparse"]
+            with tf.Session(where or "") as sess:
+                return [[v.tolist() for v in sess.run(fetches)] for _ in range(3)]
+
+    try:
+        assert pipeline(servers[1].target) == pipeline(None)
+    finally:
+        for server in servers:
+            server.stop()

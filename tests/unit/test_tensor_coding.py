@@ -325,3 +325,42 @@ def test_scattered_frames_are_the_joined_frames_and_cross_a_socket_whole() -> No
     assert got == plain
     left.close()
     right.close()
+
+
+def _boxed_rows() -> np.ndarray:
+    rows = np.empty((2, 3), dtype=object)
+    rows[0] = [np.array([[0]], np.int64), np.array([b"a"], dtype=object), np.array([4], np.int64)]
+    rows[1] = [np.zeros((0, 1), np.int64), np.array([], dtype=object), np.array([2], np.int64)]
+    return rows
+
+
+def test_a_variant_tensor_holding_tensors_travels_as_their_tensor_protos() -> None:
+    """A dataset's boxed SparseTensors ([n, 3] variants) cross between tasks, each element
+    a serialized TensorProto, as TF encodes a variant that holds a tensor."""
+    meta = named_tensor_pb2.TensorMeta()
+    payload = b"".join(bytes(b) for b in coding.fill_meta(meta, _boxed_rows()))
+    assert meta.dtype == tf.variant.as_datatype_enum
+    (got,) = coding.decode([meta], memoryview(payload))
+    assert got.shape == (2, 3)
+    for mine, sent in zip(got.reshape(-1), _boxed_rows().reshape(-1)):
+        assert mine.dtype == sent.dtype and mine.shape == sent.shape
+        assert mine.tolist() == sent.tolist()
+
+
+def _variant_meta(element: bytes) -> named_tensor_pb2.TensorMeta:
+    meta = named_tensor_pb2.TensorMeta(
+        dtype=tf.variant.as_datatype_enum, content_length=len(element)
+    )
+    meta.dim.append(1)
+    meta.string_length.append(len(element))
+    return meta
+
+
+def test_a_variant_element_that_is_not_a_whole_tensor_is_refused() -> None:
+    """One value may not fill a huge shape, and bytes that are no TensorProto are refused:
+    InvalidArgument, nothing allocated."""
+    lone = tf.make_tensor_proto(1.0)
+    lone.tensor_shape.dim.add().size = 10**9
+    for element in (lone.SerializeToString(), b"\xff\xff\xff"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="variant tensor"):
+            coding.decode([_variant_meta(element)], memoryview(element))

@@ -22,9 +22,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
+from google.protobuf.message import DecodeError
 
-from tfcluster.framework import dtypes, errors, memory_budget
-from tfcluster.protos import named_tensor_pb2
+from tfcluster.framework import dtypes, errors, memory_budget, tensor_util
+from tfcluster.protos import named_tensor_pb2, tensor_pb2
 from tfcluster.rpc import shm
 
 PAYLOAD_TAG = 0x7A  # field 15, wire type 2 (length-delimited)
@@ -46,7 +47,8 @@ def _physical_memory() -> int:
 # A request may not make us allocate more than this for its tensors.
 MAX_PAYLOAD_BYTES = _physical_memory()
 
-_UNSENDABLE = {0, dtypes.resource.as_datatype_enum, dtypes.variant.as_datatype_enum}
+_UNSENDABLE = {0, dtypes.resource.as_datatype_enum}
+_VARIANT = dtypes.variant.as_datatype_enum
 
 
 # ---- encoding ------------------------------------------------------------------------------
@@ -61,6 +63,8 @@ def fill_meta(
     shared-memory file (shm.min_size: smaller over TLS)."""
     arr = value if isinstance(value, np.ndarray) else np.asarray(value)
     if arr.dtype.kind in ("O", "U", "S"):
+        if arr.dtype.kind == "O" and _holds_tensors(arr):
+            return _fill_variant_meta(meta, arr)
         return _fill_string_meta(meta, arr)
     enum = _ENUM_BY_NP.get(arr.dtype)
     if enum is None:
@@ -105,6 +109,29 @@ def _string_bytes(x: Any) -> bytes:
 def _fill_string_meta(meta: named_tensor_pb2.TensorMeta, arr: np.ndarray) -> list[Any]:
     flat = [_string_bytes(x) for x in arr.reshape(-1)]
     meta.dtype = dtypes.string.as_datatype_enum
+    meta.dim.extend(arr.shape)
+    meta.string_length.extend(len(x) for x in flat)
+    data = b"".join(flat)
+    meta.content_length = len(data)
+    return [data] if data else []
+
+
+def _holds_tensors(arr: np.ndarray) -> bool:
+    """A variant tensor whose elements are tensors (a dataset's boxed SparseTensor)."""
+    return arr.size > 0 and isinstance(arr.reshape(-1)[0], np.ndarray)
+
+
+def _tensor_bytes(x: Any) -> bytes:
+    if not isinstance(x, np.ndarray):
+        return _string_bytes(x)  # its error: what cannot travel
+    dt = dtypes.string if x.dtype.kind in ("O", "U", "S") else None
+    return tensor_util.as_proto_tensor_content(x, dt).SerializeToString()
+
+
+def _fill_variant_meta(meta: named_tensor_pb2.TensorMeta, arr: np.ndarray) -> list[Any]:
+    """Each element as a serialized TensorProto, as TF encodes a variant holding a tensor."""
+    flat = [_tensor_bytes(x) for x in arr.reshape(-1)]
+    meta.dtype = dtypes.variant.as_datatype_enum
     meta.dim.extend(arr.shape)
     meta.string_length.extend(len(x) for x in flat)
     data = b"".join(flat)
@@ -266,8 +293,8 @@ def _np_dtype_of(enum: int) -> np.dtype[Any] | None:
         dtype = dtypes.as_dtype(enum)
     except TypeError:
         raise errors.InvalidArgumentError(None, None, f"Unknown DataType {enum}") from None
-    if dtype is dtypes.string:
-        return None
+    if dtype is dtypes.string or dtype is dtypes.variant:
+        return None  # elements of their own lengths
     return np.dtype(dtype.as_numpy_dtype)
 
 
@@ -353,7 +380,8 @@ def decode_checked(metas: Sequence[named_tensor_pb2.TensorMeta], payload: memory
             out.append(shm.load(meta.shm_name, meta.shm_key, size, np_dtype, shape))
             continue
         if np_dtype is None:
-            out.append(_decode_strings(meta, payload[offset : offset + size], shape))
+            strings = _decode_strings(meta, payload[offset : offset + size], shape)
+            out.append(_decode_tensors(strings) if meta.dtype == _VARIANT else strings)
         else:
             arr = np.frombuffer(payload, np_dtype, math.prod(shape), offset)
             out.append(arr.reshape(shape))
@@ -370,6 +398,38 @@ def _decode_strings(
         out[i] = bytes(data[pos : pos + n])
         pos += n
     return out.reshape(shape)
+
+
+def _decode_tensors(serialized: np.ndarray) -> np.ndarray:
+    """A variant tensor's elements from their serialized TensorProtos."""
+    out = np.empty(serialized.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, data in enumerate(serialized.reshape(-1)):
+        proto = tensor_pb2.TensorProto()
+        try:
+            proto.ParseFromString(data)
+            _check_whole(proto)
+            flat[i] = tensor_util.make_ndarray(proto)
+        except (DecodeError, TypeError, ValueError, errors.OpError) as e:
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot decode element {i} of a variant tensor: {e}"
+            ) from None
+    return out
+
+
+def _check_whole(proto: tensor_pb2.TensorProto) -> None:
+    """An element must carry every value its shape asks for (as the sender writes them: all
+    in tensor_content, strings in string_val): one value may not fill a huge shape."""
+    n = math.prod(d.size for d in proto.tensor_shape.dim)
+    if proto.dtype == dtypes.string.as_datatype_enum:
+        have = len(proto.string_val)
+    else:
+        itemsize = np.dtype(dtypes.as_dtype(proto.dtype).as_numpy_dtype).itemsize
+        have = len(proto.tensor_content) // itemsize if itemsize else 0
+        if have * itemsize != len(proto.tensor_content):
+            have = -1
+    if have != n:
+        raise ValueError(f"it holds {have} of the {n} values its shape has")
 
 
 def read_frame(
