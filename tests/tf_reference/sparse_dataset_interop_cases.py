@@ -17,6 +17,9 @@ except ImportError:  # the recorder, run from tests/tf_reference under TF 1.15
 
 CASES = {}
 case = registrar(CASES)
+# Pipelines only run (no SavedModel: they write files of their own).
+RUN_CASES = {}
+run_case = registrar(RUN_CASES)
 STEPS = 3
 SIGNATURE = "serving_default"
 
@@ -104,6 +107,17 @@ def parse_example_dataset(tf):
     return {"ids": tf.sparse.to_dense(f["ids"]), "x": f["x"]}
 
 
+@run_case
+def file_cache_read_back(tf):
+    """A file cache of sparse elements written in the first pass and read in the second."""
+    import tempfile
+
+    prefix = tempfile.mkdtemp() + "/cache"
+    ds = tf.data.Dataset.from_tensor_slices(_sparse(tf)).cache(prefix).repeat(3)
+    s = _next(tf, ds.batch(3))
+    return {"dense": tf.sparse.to_dense(s), "shape": s.dense_shape}
+
+
 def run(sess, outputs, steps=STEPS):
     """The outputs' values (plain lists) for `steps` runs."""
     names = sorted(outputs)
@@ -128,7 +142,7 @@ def boxing_ops(graph):
 
 def built_and_run(tf, name):
     with tf.Graph().as_default() as g:
-        outputs = CASES[name](tf)
+        outputs = {**CASES, **RUN_CASES}[name](tf)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             return {"values": run(sess, outputs), **boxing_ops(g)}

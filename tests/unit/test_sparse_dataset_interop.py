@@ -23,7 +23,7 @@ FILES = os.path.join(reference.DATA_DIR, AREA)
 NAMES = sorted(cases.CASES)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", NAMES + sorted(cases.RUN_CASES))
 def test_pipeline_with_sparse_elements_gives_tfs_values(name: str) -> None:
     want = reference.case(AREA, f"tf/{name}")
     got = cases.built_and_run(tf, name)

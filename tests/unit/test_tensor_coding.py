@@ -364,3 +364,18 @@ def test_a_variant_element_that_is_not_a_whole_tensor_is_refused() -> None:
     for element in (lone.SerializeToString(), b"\xff\xff\xff"):
         with pytest.raises(tf.errors.InvalidArgumentError, match="variant tensor"):
             coding.decode([_variant_meta(element)], memoryview(element))
+
+
+def test_a_variant_tensor_proto_holds_each_tensor_as_tf_encodes_it() -> None:
+    """DT_VARIANT TensorProtos (a file cache of boxed SparseTensors): each value is
+    type_name "tensorflow::Tensor" holding that tensor, read back as it was."""
+    from tfcluster.framework import tensor_util
+
+    proto = tensor_util.as_proto_tensor_content(_boxed_rows())
+    assert proto.dtype == tf.variant.as_datatype_enum
+    assert {v.type_name for v in proto.variant_val} == {"tensorflow::Tensor"}
+    back = tensor_util.make_ndarray(proto)
+    assert [x.tolist() for x in back.reshape(-1)] == [x.tolist() for x in _boxed_rows().reshape(-1)]
+    proto.variant_val[0].type_name = "tensorflow::data::Dataset"
+    with pytest.raises(tf.errors.UnimplementedError, match="Dataset"):
+        tensor_util.make_ndarray(proto)

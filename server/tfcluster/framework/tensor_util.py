@@ -142,6 +142,8 @@ def as_proto_tensor_content(value: Any, dtype: Any = None) -> tensor_pb2.TensorP
     """A TensorProto as TF's C++ Tensor::AsProtoTensorContent writes one (SerializeTensor,
     tensors on the wire): every value in tensor_content, strings in string_val."""
     dt = dtypes.as_dtype(dtype) if dtype is not None else None
+    if dt is dtypes.variant or (dt is None and holds_tensors(value)):
+        return _variant_proto(value)
     arr = to_numpy(value, dt)
     dt = dtypes.as_dtype(arr.dtype) if dt is None else dt.base_dtype
     proto = tensor_pb2.TensorProto(
@@ -152,6 +154,55 @@ def as_proto_tensor_content(value: Any, dtype: Any = None) -> tensor_pb2.TensorP
     else:
         proto.tensor_content = np.ascontiguousarray(arr).tobytes()
     return proto
+
+
+# What TF's variant holding one tensor calls itself (a dataset's boxed SparseTensor parts).
+TENSOR_IN_VARIANT = "tensorflow::Tensor"
+
+
+def holds_tensors(value: Any) -> bool:
+    """A variant tensor whose elements are tensors: an object array of arrays."""
+    return (
+        isinstance(value, np.ndarray)
+        and value.dtype == object
+        and value.size > 0
+        and isinstance(value.reshape(-1)[0], np.ndarray)
+    )
+
+
+def _variant_proto(value: Any) -> tensor_pb2.TensorProto:
+    """A DT_VARIANT TensorProto of tensors, each element as TF encodes a tensor in a variant."""
+    arr = np.asarray(value, dtype=object)
+    proto = tensor_pb2.TensorProto(
+        dtype=dtypes.variant.as_datatype_enum, tensor_shape=TensorShape(arr.shape).as_proto()
+    )
+    for element in arr.reshape(-1):
+        if not isinstance(element, np.ndarray):
+            raise errors.InvalidArgumentError(
+                None, None, f"A variant tensor holds a {type(element).__name__}: no encoding"
+            )
+        kind = dtypes.string if element.dtype.kind in ("O", "U", "S") else None
+        inner = as_proto_tensor_content(element, kind)
+        proto.variant_val.add(type_name=TENSOR_IN_VARIANT).tensors.append(inner)
+    return proto
+
+
+def _variant_ndarray(proto: tensor_pb2.TensorProto, shape: tuple[int, ...]) -> np.ndarray:
+    n = math.prod(shape)
+    if len(proto.variant_val) != n:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"A variant tensor of shape {list(shape)} holds {len(proto.variant_val)} values",
+        )
+    out = np.empty(n, dtype=object)
+    for i, value in enumerate(proto.variant_val):
+        if value.type_name != TENSOR_IN_VARIANT or len(value.tensors) != 1:
+            raise errors.UnimplementedError(
+                None, None, f"Cannot decode a variant holding {value.type_name or 'nothing'}"
+            )
+        out[i] = make_ndarray(value.tensors[0])
+    return out.reshape(shape)
 
 
 def _numpy_dtype(dt: dtypes.DType) -> np.dtype[Any]:
@@ -220,6 +271,8 @@ def make_ndarray(tensor: tensor_pb2.TensorProto) -> np.ndarray:
     dt = dtypes.as_dtype(proto.dtype)
     shape = _checked_shape(proto)
     n = math.prod(shape)
+    if dt is dtypes.variant:
+        return _variant_ndarray(proto, shape)
     if dt is dtypes.string:
         if proto.tensor_content:
             return _strings_from_content(proto.tensor_content, n).reshape(shape)

@@ -63,7 +63,7 @@ def fill_meta(
     shared-memory file (shm.min_size: smaller over TLS)."""
     arr = value if isinstance(value, np.ndarray) else np.asarray(value)
     if arr.dtype.kind in ("O", "U", "S"):
-        if arr.dtype.kind == "O" and _holds_tensors(arr):
+        if tensor_util.holds_tensors(arr):
             return _fill_variant_meta(meta, arr)
         return _fill_string_meta(meta, arr)
     enum = _ENUM_BY_NP.get(arr.dtype)
@@ -114,11 +114,6 @@ def _fill_string_meta(meta: named_tensor_pb2.TensorMeta, arr: np.ndarray) -> lis
     data = b"".join(flat)
     meta.content_length = len(data)
     return [data] if data else []
-
-
-def _holds_tensors(arr: np.ndarray) -> bool:
-    """A variant tensor whose elements are tensors (a dataset's boxed SparseTensor)."""
-    return arr.size > 0 and isinstance(arr.reshape(-1)[0], np.ndarray)
 
 
 def _tensor_bytes(x: Any) -> bytes:
