@@ -5,7 +5,8 @@ both ways (TF 1.15 only):
 
 - `tf/<case>`: each pipeline of sparse_dataset_interop_cases.py built by TF 1.15: its outputs'
   values for a few steps, its dataset/iterator/sparse boxing op types and the dtypes
-  IteratorGetNext hands out (also for RUN_CASES: a file cache). Its SavedModel is written to data/sparse_dataset_interop/tf/<case>/.
+  IteratorGetNext hands out (also for RUN_CASES: a file cache). Its SavedModel is written
+  to data/sparse_dataset_interop/tf/<case>/.
 - `tfcluster_saved_model/<case>`: the SavedModel tfcluster wrote for the case
   (data/sparse_dataset_interop/tfcluster/, by `PYTHONPATH=server python
   tests/tf_reference/write_sparse_dataset_interop_samples.py`) loaded by TF 1.15 and run; the

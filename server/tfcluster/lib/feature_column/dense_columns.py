@@ -274,7 +274,9 @@ class _EmbeddingColumn(
             "embedding_column", self.name, self.categorical_column
         )
         pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
-        weights = self._make_weights(weight_collections, trainable is not False)
+        weights = inputs.state.get(self)
+        if weights is None:
+            weights = self._make_weights(weight_collections, trainable is not False)
         dense = safe_embedding_lookup_sparse(
             weights,
             pair.id_tensor,

@@ -49,15 +49,10 @@ class SequenceCategoricalColumn(
     ) -> IdWeightPair:
         pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
         ids, weights = pair.id_tensor, pair.weight_tensor
-        # [batch, time, values per step]: an embedding lookup then combines within a step.
-        dense_shape = ids.dense_shape
-        target = array_ops.stack(
-            [
-                dense_shape[0],
-                dense_shape[1],
-                math_ops.reduce_prod(dense_shape[2:]),
-            ]
-        )
+        # [batch, time, values per step]: an embedding lookup then combines within a step
+        # (the third dimension computed, not -1: a batch of empty sequences has 0 steps).
+        shape = array_ops.shape(ids)
+        target = [shape[0], shape[1], math_ops.reduce_prod(shape[2:])]
         ids = sparse_ops.sparse_reshape(ids, target)
         if weights is not None:
             weights = sparse_ops.sparse_reshape(weights, target)

@@ -49,13 +49,7 @@ class DenseFeatures(Layer):
             self._state = dense_features.create_state(
                 self._name, self._feature_columns, self.trainable
             )
-            for var in self._state.values():
-                parts = list(var) if isinstance(var, PartitionedVariable) else [var]
-                for part in parts:
-                    if part in get_collection(GraphKeys.TRAINABLE_VARIABLES):
-                        self._trainable_weights.append(part)
-                    else:
-                        self._non_trainable_weights.append(part)
+            SequenceFeatures._track_state(self, self._state)  # type: ignore[arg-type]
         return dense_features.dense_features(
             features, self._feature_columns, self._state, cols_to_output_tensors
         )
@@ -69,8 +63,10 @@ class DenseFeatures(Layer):
 class SequenceFeatures(Layer):
     """tf.keras.experimental.SequenceFeatures: sequence columns (embedding/indicator columns
     of sequence categorical columns, sequence_numeric_column) as one [batch, T, n] tensor and
-    the examples' sequence lengths, variables under the layer's name
-    (`sequence_features/<column>_embedding/embedding_weights`)."""
+    the examples' sequence lengths. As TF 1.15's (a features layer like DenseFeatures): the
+    columns' state first, as resource variables under `<layer>/<column>/`, then each column's
+    tensors in a name scope named after it, the lengths checked equal under
+    `assert_all_equal`."""
 
     def __init__(
         self, feature_columns: Any, trainable: bool = True, name: str | None = None, **kwargs: Any
@@ -89,6 +85,7 @@ class SequenceFeatures(Layer):
                     f"sequence_numeric_column). Given: {column}"
                 )
         self._feature_columns = sorted(columns, key=lambda c: c.name)
+        self._state: dict[Any, Any] | None = None
         self.built = True
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
@@ -97,43 +94,38 @@ class SequenceFeatures(Layer):
         return super().__call__(inputs, *args, **kwargs)
 
     def call(self, features: Any) -> Any:
-        from tfcluster.framework.graph import control_dependencies, name_scope
+        from tfcluster.framework.graph import name_scope
         from tfcluster.lib.feature_column.base import LazyBuilder
-        from tfcluster.ops import array_ops, check_ops
-        from tfcluster.ops import variable_scope as vs
+        from tfcluster.lib.feature_column.layers import _check_batch_sizes
+        from tfcluster.ops import array_ops
 
-        before = {id(v) for v in get_collection(GraphKeys.GLOBAL_VARIABLES)}
-        builder = LazyBuilder(features)
+        if self._state is None:
+            self._state = dense_features.create_state(
+                self._name, self._feature_columns, self.trainable
+            )
+            self._track_state(self._state)
+        builder = LazyBuilder(features, state=self._state)
         outputs, lengths = [], []
-        with vs.variable_scope(self._name, reuse=vs.AUTO_REUSE):
-            for column in self._feature_columns:
-                with name_scope(column.name), vs.variable_scope(column.name):
-                    dense, length = column._get_sequence_dense_tensor(
-                        builder, trainable=self.trainable
-                    )
-                    n = column._variable_shape.num_elements()
-                    shape = array_ops.shape(dense)
-                    outputs.append(
-                        array_ops.reshape(dense, array_ops.stack([shape[0], shape[1], n]))
-                    )
-                    lengths.append(length)
-        for v in get_collection(GraphKeys.GLOBAL_VARIABLES):
-            if id(v) in before:
-                continue
-            if v in get_collection(GraphKeys.TRAINABLE_VARIABLES):
-                self._trainable_weights.append(v)
-            else:
-                self._non_trainable_weights.append(v)
-        sequence_length = lengths[0]
-        if len(lengths) > 1:
-            checks = [check_ops.assert_equal(t, lengths[0]) for t in lengths[1:]]
-            with control_dependencies(checks):
-                sequence_length = array_ops.identity(lengths[0])
+        for column in self._feature_columns:
+            with name_scope(column.name):
+                dense, length = column._get_sequence_dense_tensor(builder)
+                n = column._variable_shape.num_elements()
+                shape = array_ops.shape(dense)
+                outputs.append(array_ops.reshape(dense, shape=(shape[0], shape[1], n)))
+                lengths.append(length)
+        _check_batch_sizes(lengths, self._feature_columns)
+        sequence_length = _assert_all_equal_and_return(lengths)
+        _check_batch_sizes(outputs, self._feature_columns)
         return array_ops.concat(outputs, -1), sequence_length
 
-    def build(self, _: Any) -> None:
-        # The columns make their variables on the first call, in the layer's name scope.
-        self.built = True
+    def _track_state(self, state: dict[Any, Any]) -> None:
+        for var in state.values():
+            parts = list(var) if isinstance(var, PartitionedVariable) else [var]
+            for part in parts:
+                if part in get_collection(GraphKeys.TRAINABLE_VARIABLES):
+                    self._trainable_weights.append(part)
+                else:
+                    self._non_trainable_weights.append(part)
 
     def get_config(self) -> dict[str, Any]:
         raise backend.unimplemented(
@@ -145,3 +137,16 @@ class SequenceFeatures(Layer):
         raise backend.unimplemented(
             "tf.keras.experimental.SequenceFeatures.from_config (feature column serialization)"
         )
+
+
+def _assert_all_equal_and_return(tensors: list[Any]) -> Any:
+    """The first tensor, after asserting the others equal it (TF's name scope)."""
+    from tfcluster.framework.graph import control_dependencies, name_scope
+    from tfcluster.ops import array_ops, check_ops
+
+    with name_scope(None, "assert_all_equal", tensors):
+        if len(tensors) == 1:
+            return tensors[0]
+        checks = [check_ops.assert_equal(tensors[0], t) for t in tensors[1:]]
+        with control_dependencies(checks):
+            return array_ops.identity(tensors[0])
