@@ -780,7 +780,8 @@ def deserialize_sparse(node: Any, xp: Any) -> Compute:
     dt = node.attrs["dtype"]
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        serialized = np.asarray(ins[0], dtype=object)
+        # asanyarray: boxed rows that remember their batch (sparse_serialization.BoxedRows).
+        serialized = np.asanyarray(ins[0], dtype=object)
         if serialized.ndim >= 1 and serialized.shape[-1] == 3:
             combined = _sparse_serialization.deserialize_boxed(serialized, dt)
             if combined is not None:

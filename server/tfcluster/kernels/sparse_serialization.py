@@ -91,15 +91,42 @@ def _strings(rows: list[list[bytes]]) -> np.ndarray:
     return out
 
 
-def _parts(row: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return np.asarray(row[0]), np.asarray(row[1]), np.asarray(row[2])
-
-
 def boxed(indices: np.ndarray, values: np.ndarray, shape: np.ndarray) -> np.ndarray:
     """One SparseTensor in TF's variant form: a [3] object array of its three arrays."""
     out = np.empty(3, dtype=object)
     out[0], out[1], out[2] = indices, values, shape
     return out
+
+
+class BoxedRows(np.ndarray):
+    """[n, 3] SparseTensors in variant form, the rows of one batched SparseTensor, which it
+    remembers (`batched`): DeserializeSparse of these very rows (a map's sparse results
+    batched at once, read by get_next) hands it back instead of combining n rows, which is
+    what combining them gives. Any array made from this one (a slice, a stack) forgets it."""
+
+    batched: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.batched = None
+
+
+def boxed_rows(
+    indices: np.ndarray, values: np.ndarray, shape: np.ndarray, bounds: list[int]
+) -> BoxedRows:
+    """The rows of a SparseTensor sorted by its first dimension, row i holding the entries
+    bounds[i]:bounds[i + 1] (its dense shape the batch's shape[1:])."""
+    n = len(bounds) - 1
+    inner = shape[1:]
+    body = indices[:, 1:]
+    out = np.empty((n, 3), dtype=object)
+    for i in range(n):
+        lo, hi = bounds[i], bounds[i + 1]
+        out[i, 0] = body[lo:hi]
+        out[i, 1] = values[lo:hi]
+        out[i, 2] = inner
+    rows = out.view(BoxedRows)
+    rows.batched = (indices, values, shape)
+    return rows
 
 
 def _is_variant(node: Any) -> bool:
@@ -142,11 +169,7 @@ def serialize_many_sparse(node: Any, xp: Any) -> Compute:
         bounds = np.searchsorted(batch, np.arange(n + 1))
         if variant:
             indices = indices.astype(np.int64, copy=False)
-            inner = shape[1:].astype(np.int64)
-            out = np.empty((n, 3), dtype=object)
-            for i, (lo, hi) in enumerate(itertools.pairwise(bounds)):
-                out[i, 0], out[i, 1], out[i, 2] = indices[lo:hi, 1:], values[lo:hi], inner
-            return (out,)
+            return (boxed_rows(indices, values, shape.astype(np.int64), bounds.tolist()),)
         rows = [
             _serialized(indices[lo:hi, 1:], values[lo:hi], shape[1:], dt)
             for lo, hi in itertools.pairwise(bounds)
@@ -222,34 +245,47 @@ def deserialize_boxed(serialized: np.ndarray, dt: dtypes.DType) -> tuple[Any, ..
     """DeserializeSparse of [..., 3] SparseTensors in variant form (None: not that form): the
     leading dimensions become the first dimensions of one SparseTensor, the dense shape the
     largest of each other dimension, as TF's kernel combines them."""
+    if isinstance(serialized, BoxedRows) and serialized.batched is not None:
+        indices, values, shape = serialized.batched
+        if values.dtype == np.dtype(dt.as_numpy_dtype) or dt is dtypes.string:
+            return indices, values, shape
     rows = serialized.reshape(-1, 3)
     if not rows.shape[0] or isinstance(rows[0, 0], (bytes, str)):
         return None
     want = np.dtype(dt.as_numpy_dtype) if dt is not dtypes.string else np.dtype(object)
-    parts = [_parts(row) for row in rows]
-    for i, (_, vals, _) in enumerate(parts):
-        if vals.dtype != want:
-            got = dtypes.as_dtype(vals.dtype).name
-            raise u.invalid(
-                f"Requested SparseTensor of type {dt.name} but "
-                f"SparseTensor[{i}].values.dtype() == {got}"
-            )
+    # tolist() of an object column: the arrays themselves, in one call.
+    idx_list = [np.asarray(x) for x in rows[:, 0].tolist()]
+    val_list = [np.asarray(x) for x in rows[:, 1].tolist()]
+    shp_list = [np.asarray(x) for x in rows[:, 2].tolist()]
     lead = serialized.shape[:-1]
+    # One concatenation, then one dtype test (rows of a dataset share their dtype).
+    values = np.concatenate(val_list) if len(val_list) > 1 else val_list[0]
+    if values.dtype != want:
+        i = next((i for i, v in enumerate(val_list) if v.dtype != want), 0)
+        got = dtypes.as_dtype(val_list[i].dtype).name
+        raise u.invalid(
+            f"Requested SparseTensor of type {dt.name} but SparseTensor[{i}].values.dtype() == "
+            f"{got}"
+        )
     if not lead:
-        indices, values, shape = parts[0]
+        indices, shape = idx_list[0], shp_list[0]
         return indices.astype(np.int64, copy=False), values, shape.astype(np.int64, copy=False)
-    rank = parts[0][2].shape[0]
-    for i, (_, _, shape) in enumerate(parts):
-        if shape.shape[0] != rank:
-            raise u.invalid(
-                f"Inconsistent rank across SparseTensors: rank prior to SparseTensor[{i}] was: "
-                f"{rank} but rank of SparseTensor[{i}] is: {shape.shape[0]}"
-            )
-    dims = np.max(np.stack([p[2] for p in parts]), axis=0) if rank else np.zeros(0, np.int64)
-    counts = [p[0].shape[0] for p in parts]
-    flat = np.repeat(np.arange(len(parts), dtype=np.int64), counts)
-    coords = [np.asarray(c, np.int64)[:, None] for c in np.unravel_index(flat, lead)]
-    body = np.concatenate([p[0].reshape(-1, rank) for p in parts]).astype(np.int64, copy=False)
+    rank = shp_list[0].shape[0]
+    shapes = np.concatenate(shp_list)
+    if shapes.shape[0] != rank * len(shp_list) or any(x.shape[0] != rank for x in shp_list):
+        i = next(i for i, x in enumerate(shp_list) if x.shape[0] != rank)
+        raise u.invalid(
+            f"Inconsistent rank across SparseTensors: rank prior to SparseTensor[{i}] was: "
+            f"{rank} but rank of SparseTensor[{i}] is: {shp_list[i].shape[0]}"
+        )
+    dims = shapes.reshape(-1, rank).max(axis=0) if rank else np.zeros(0, np.int64)
+    counts = [len(x) for x in idx_list]
+    flat = np.repeat(np.arange(len(idx_list), dtype=np.int64), counts)
+    if len(lead) == 1:
+        coords = [flat[:, None]]
+    else:
+        coords = [np.asarray(c, np.int64)[:, None] for c in np.unravel_index(flat, lead)]
+    pieces = [x if x.ndim == 2 else x.reshape(-1, rank) for x in idx_list]
+    body = np.concatenate(pieces).astype(np.int64, copy=False)
     indices = np.concatenate([*coords, body], axis=1)
-    values = np.concatenate([p[1] for p in parts]).astype(want, copy=False)
     return indices, values, np.concatenate([np.asarray(lead, np.int64), dims]).astype(np.int64)
