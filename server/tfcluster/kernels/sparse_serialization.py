@@ -119,7 +119,7 @@ def boxed_rows(
     inner = shape[1:]
     body = indices[:, 1:]
     cells: list[Any] = []
-    for lo, hi in zip(bounds, bounds[1:]):
+    for lo, hi in itertools.pairwise(bounds):
         cells += (body[lo:hi], values[lo:hi], inner)
     # The cells go in through a list ending in None: numpy then keeps each array whole as one
     # object instead of looking into it (one call instead of 3n element assignments).
