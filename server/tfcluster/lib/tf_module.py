@@ -15,6 +15,7 @@ from typing import Any
 
 from tfcluster.framework.graph import name_scope
 from tfcluster.ops.variables import Variable
+from tfcluster.runtime import cpp_log
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 _VALID_IDENTIFIER = re.compile(r"^[a-zA-Z_]([a-zA-Z0-9_])*$")
@@ -55,6 +56,9 @@ class Module:
     _TF_MODULE_IGNORED_PROPERTIES: frozenset[str] = frozenset(
         ("_self_unconditional_checkpoint_dependencies", "_self_unconditional_dependency_names")
     )
+    # Whether TF's walk of such a module meets a set among its attributes (a Keras layer's
+    # name-based restores), which TF's nest warns about once per process.
+    _walk_meets_a_set = False
 
     def __init__(self, name: str | None = None) -> None:
         if name is None:
@@ -159,6 +163,8 @@ def _flatten_module(
 ) -> Iterator[Any]:
     if seen is None:
         seen = {id(module)}
+    if module._walk_meets_a_set:
+        _warn_sets_are_not_sequences()
     module_dict = vars(module)
     submodules = []
     for key in sorted(module_dict, key=attribute_traversal_key):
@@ -185,3 +191,12 @@ def _flatten_module(
             module_path=submodule_path,
             seen=seen,
         )
+
+
+@functools.cache
+def _warn_sets_are_not_sequences() -> None:
+    cpp_log.warning(
+        "tensorflow/python/util/util.cc:299",
+        "Sets are not currently considered sequences, but this may change in the future, so "
+        "consider avoiding using them.\n",
+    )

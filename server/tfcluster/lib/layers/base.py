@@ -35,6 +35,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.layers import utils
+from tfcluster.lib.tf_module import Module
 from tfcluster.ops import array_ops, init_ops, math_ops, variables
 from tfcluster.ops import variable_scope as vs
 from tfcluster.ops.variables import (
@@ -264,13 +265,19 @@ def _pass_through(self: Any, inputs: Any, **kwargs: Any) -> Any:
     return inputs
 
 
-class Layer:
+class Layer(Module):
     """tf.layers.Layer: a callable that builds its variables on first call.
+
+    A tf.Module, as TF 1.15's layers are (Keras's Layer is one): `submodules` walks its
+    attributes, and a tf.Module holding a layer finds its variables. Module.__init__ is not
+    run (TF's Layer does not run it either), so `name_scope` is missing as in TF.
 
     Subclasses implement `build(input_shape)` (make weights with `add_weight`) and
     `call(inputs, ...)`. Calling a layer opens its variable scope (made on first call from
     `name`, or from the class name made unique) and the name scope that goes with it.
     """
+
+    _walk_meets_a_set = True
 
     def __init__(
         self, trainable: bool = True, name: str | None = None, dtype: Any = None, **kwargs: Any
@@ -425,11 +432,11 @@ class Layer:
         return self.trainable_weights + self.non_trainable_weights
 
     @property
-    def variables(self) -> list[Any]:
+    def variables(self) -> list[Any]:  # type: ignore[override]  # a list, as TF's Layer
         return self.weights
 
     @property
-    def trainable_variables(self) -> list[Any]:
+    def trainable_variables(self) -> list[Any]:  # type: ignore[override]
         return self.trainable_weights
 
     @property

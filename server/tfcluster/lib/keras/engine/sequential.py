@@ -59,6 +59,9 @@ class Sequential(Model):
                 dtype=first.dtype,
                 name=layer.name + "_input",
             )
+            # Kept first among the model's layers, as TF 1.15's graph network keeps it (not
+            # in `layers`; a tf.Module walk finds it).
+            self._layers.insert(0, x._keras_history[0])
             self._set_graph(x, [])
             out = layer(x)
             self._set_graph(x, flatten(out))

@@ -118,6 +118,10 @@ class SequenceFeatures(Layer):
         _check_batch_sizes(outputs, self._feature_columns)
         return array_ops.concat(outputs, -1), sequence_length
 
+    def build(self, _: Any) -> None:
+        # The columns' state is made on the first call, right after (see call).
+        self.built = True
+
     def _track_state(self, state: dict[Any, Any]) -> None:
         for var in state.values():
             parts = list(var) if isinstance(var, PartitionedVariable) else [var]
