@@ -405,6 +405,30 @@ normal = tf.keras.initializers.RandomNormal()
 v1 = tf.random_uniform_initializer(dtype=tf.float32)
 print("done")
 """,
+    "boosted_trees_over_an_indicator_column_announces_to_int32": """
+import tempfile
+import numpy as np
+import tensorflow as tf
+
+fc = tf.feature_column
+x = np.linspace(0, 1, 8).astype(np.float32)
+columns = [
+    fc.bucketized_column(fc.numeric_column("x"), [0.5]),
+    fc.indicator_column(fc.categorical_column_with_vocabulary_list("c", ["a", "b"])),
+]
+
+
+def input_fn():
+    features = {"x": x, "c": np.array(["a", "b"] * 4)}
+    return tf.data.Dataset.from_tensor_slices((features, (x > 0.5).astype(np.int32))).batch(8)
+
+
+estimator = tf.estimator.BoostedTreesClassifier(
+    columns, n_batches_per_layer=1, n_trees=1, max_depth=1, model_dir=tempfile.mkdtemp()
+)
+estimator.train(input_fn, max_steps=1)
+print("done")
+""",
 }
 
 _FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")

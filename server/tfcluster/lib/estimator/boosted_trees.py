@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.gradients.gradients_impl import gradients as tf_gradients
@@ -26,7 +26,12 @@ from tfcluster.lib.estimator.boosted_trees_resources import (
 )
 from tfcluster.lib.estimator.estimator import Estimator
 from tfcluster.lib.estimator.model_fn import ModeKeys
-from tfcluster.lib.feature_column.base import CategoricalColumn, DenseColumn, LazyBuilder
+from tfcluster.lib.feature_column.base import (
+    CategoricalColumn,
+    DenseColumn,
+    LazyBuilder,
+    v1_protocol,
+)
 from tfcluster.lib.feature_column.dense_columns import (
     _BucketizedColumn,
     _IndicatorColumn,
@@ -86,6 +91,12 @@ def _dims(column: Any) -> int:
 
 
 def _num_features(columns: Any) -> int:
+    # TF's _calculate_num_features reads the v1 protocol (its deprecations announced).
+    with v1_protocol():
+        return _count_features(columns)
+
+
+def _count_features(columns: Any) -> int:
     total = 0
     for column in columns:
         if isinstance(column, _IndicatorColumn):
@@ -177,7 +188,10 @@ def _get_transformed_features(
                 )
             out.append(squeezed)
         elif isinstance(column, _IndicatorColumn):
-            out.extend(array_ops.unstack(math_ops.cast(t, dtypes.int32), axis=1))
+            # TF's math_ops.to_int32 (its deprecation and its op name).
+            internal_deprecations.called_internally(internal_deprecations.TO_INT32)
+            as_ints = math_ops.cast(t, dtypes.int32, name="ToInt32")
+            out.extend(array_ops.unstack(as_ints, axis=1))
         elif isinstance(column, DenseColumn):
             _dims(column)
             unstacked = array_ops.unstack(t, axis=1)
