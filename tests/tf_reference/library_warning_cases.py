@@ -429,6 +429,26 @@ estimator = tf.estimator.BoostedTreesClassifier(
 estimator.train(input_fn, max_steps=1)
 print("done")
 """,
+    "linear_sdca_reads_v2_columns_and_announces_its_casts": """
+import tempfile
+import numpy as np
+import tensorflow as tf
+
+fc = tf.feature_column
+x = np.linspace(0, 1, 8).astype(np.float32)
+columns = [fc.numeric_column("x"), fc.categorical_column_with_vocabulary_list("c", ["a", "b"])]
+
+
+def input_fn():
+    features = {"x": x, "c": np.array(["a", "b"] * 4), "id": np.array([str(i) for i in range(8)])}
+    return tf.data.Dataset.from_tensor_slices((features, (x > 0.5).astype(np.int32))).batch(8)
+
+
+sdca = tf.estimator.experimental.LinearSDCA(example_id_column="id", symmetric_l2_regularization=0.1)
+estimator = tf.estimator.LinearClassifier(columns, optimizer=sdca, model_dir=tempfile.mkdtemp())
+estimator.train(input_fn, max_steps=1)
+print("done")
+""",
 }
 
 _FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")

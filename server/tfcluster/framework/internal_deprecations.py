@@ -58,6 +58,8 @@ LAYER_APPLY = ("Layer.apply", "tensorflow.python.keras.engine.base_layer")
 SPARSE_MERGE = ("sparse_merge", "tensorflow.python.ops.sparse_ops")
 TO_FLOAT = ("to_float", "tensorflow.python.ops.math_ops")
 TO_INT32 = ("to_int32", "tensorflow.python.ops.math_ops")
+TO_INT64 = ("to_int64", "tensorflow.python.ops.math_ops")
+TO_DOUBLE = ("to_double", "tensorflow.python.ops.math_ops")
 BUILD_TENSOR_INFO = ("build_tensor_info", "tensorflow.python.saved_model.utils_impl")
 EXTRACT_SUB_GRAPH = ("extract_sub_graph", "tensorflow.python.framework.graph_util_impl")
 # Queue-based input: what TF's input producers, batching and sessions call.

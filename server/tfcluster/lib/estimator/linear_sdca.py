@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.lib.estimator import heads
+from tfcluster.lib.estimator.linear_summaries import add_linear_summaries
 from tfcluster.lib.estimator.sdca_model import SDCAModel, SparseFeatureColumn
-from tfcluster.lib.feature_column.base import CategoricalColumn, DenseColumn, LazyBuilder
-from tfcluster.lib.feature_column.layers import linear_model
-from tfcluster.ops import array_ops, math_ops, nn_impl, segment_ops
-from tfcluster.ops.summary_ops import scalar
+from tfcluster.lib.feature_column.base import (
+    CategoricalColumn,
+    DenseColumn,
+    LazyBuilder,
+    v1_protocol,
+)
+from tfcluster.lib.feature_column.linear_model_v2 import linear_model_v2
+from tfcluster.ops import array_ops, math_ops, segment_ops
 from tfcluster.ops.variables import PartitionedVariable
 from tfcluster.training import training_util
 from tfcluster.training.session_run_hook import SessionRunArgs, SessionRunHook
@@ -50,6 +55,7 @@ class LinearSDCA:
         else:
             weights = array_ops.ones([array_ops.shape(ids.indices)[0]], dtypes.float32)
         example_ids = array_ops.reshape(ids.indices[:, 0], [-1])
+        internal_deprecations.called_internally(internal_deprecations.TO_INT64)
         flat_ids = math_ops.to_int64(array_ops.reshape(ids.values, [-1]))
         valid = math_ops.greater_equal(flat_ids, 0)
         flat_ids = array_ops.boolean_mask(flat_ids, valid)
@@ -67,22 +73,10 @@ class LinearSDCA:
         )
         return SparseFeatureColumn(example_ids_filtered, reprojected, summed)
 
-    def get_train_step(
-        self,
-        cols_to_vars: dict[Any, Any],
-        weight_column_name: Any,
-        loss_type: str,
-        feature_columns: Any,
-        features: Any,
-        targets: Any,
-        bias_var: Any,
-        global_step: Any,
-    ) -> tuple[SDCAModel, Any]:
-        """The SDCA model over the linear model's variables and its training op."""
-        batch_size = array_ops.shape(targets)[0]
-        builder = LazyBuilder(features)
-        dense_features, dense_weights = [], []
-        sparse_features, sparse_weights = [], []
+    def _add_features(
+        self, feature_columns: Any, cols_to_vars: dict[Any, Any], builder: Any, out: tuple[Any, ...]
+    ) -> None:
+        dense_features, dense_weights, sparse_features, sparse_weights = out
         for column in sorted(feature_columns, key=lambda c: c.name):
             weights = _one_or_list(cols_to_vars[column])
             if isinstance(column, CategoricalColumn):
@@ -101,6 +95,38 @@ class LinearSDCA:
                 raise ValueError(
                     f"LinearSDCA does not support column type {type(column).__name__}."
                 )
+
+    @staticmethod
+    def _labels(targets: Any) -> Any:
+        internal_deprecations.called_internally(internal_deprecations.TO_FLOAT)
+        return math_ops.to_float(array_ops.reshape(targets, shape=[-1]))
+
+    def get_train_step(
+        self,
+        cols_to_vars: dict[Any, Any],
+        weight_column_name: Any,
+        loss_type: str,
+        feature_columns: Any,
+        features: Any,
+        targets: Any,
+        bias_var: Any,
+        global_step: Any,
+    ) -> tuple[SDCAModel, Any]:
+        """The SDCA model over the linear model's variables and its training op."""
+        batch_size = array_ops.shape(targets)[0]
+        builder = LazyBuilder(features)
+        dense_features: list[Any] = []
+        dense_weights: list[Any] = []
+        sparse_features: list[Any] = []
+        sparse_weights: list[Any] = []
+        # TF reads the columns by their v2 protocol here (no deprecation announced).
+        with v1_protocol(False):
+            self._add_features(
+                feature_columns,
+                cols_to_vars,
+                builder,
+                (dense_features, dense_weights, sparse_features, sparse_weights),
+            )
         dense_features.append(array_ops.ones([batch_size, 1]))
         dense_weights.append(bias_var)
         if weight_column_name:
@@ -115,7 +141,7 @@ class LinearSDCA:
         examples = dict(
             sparse_features=sparse_features,
             dense_features=dense_features,
-            example_labels=math_ops.to_float(array_ops.reshape(targets, shape=[-1])),
+            example_labels=self._labels(targets),
             example_weights=example_weights,
             example_ids=features[self._example_id_column],
         )
@@ -190,16 +216,15 @@ def sdca_model_fn(
         loss_type = "squared_loss"
     else:
         raise ValueError(f"Unsupported head type: {head}")
-    cols_to_vars: dict[Any, Any] = {}
-    logits = linear_model(
-        features, feature_columns, units=1, sparse_combiner="sum", cols_to_vars=cols_to_vars
+    # TF 1.15's SDCA model builds the v2 LinearModel layer (its columns are v2 columns).
+    cols_to_weights: dict[Any, Any] = {}
+    logits, bias_variable, made = linear_model_v2(
+        features, feature_columns, 1, "sum", cols_to_weights=cols_to_weights
     )
-    bias = cols_to_vars.pop("bias")
-    weights = _expanded([v for vs_ in cols_to_vars.values() for v in vs_])
-    scalar("bias", _expanded(bias)[0][0])
-    if weights:
-        flat = array_ops.concat([array_ops.reshape(w, [-1]) for w in weights], 0)
-        scalar("fraction_of_zero_weights", nn_impl.zero_fraction(flat))
+    cols_to_vars = {column: _expanded([w]) for column, w in cols_to_weights.items()}
+    bias = _expanded([bias_variable])
+    # TF's bias scalar and fraction_of_zero_weights (counted in zero_count conds).
+    add_linear_summaries(bias_variable, made, 1)
     if mode == "train":
         model, train_op = optimizer.get_train_step(
             cols_to_vars,

@@ -11,7 +11,7 @@ import collections
 import logging
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import (
     colocate_with,
     control_dependencies,
@@ -479,7 +479,8 @@ class SDCAModel:
             shard_sums: list[Any] = []
             for values in values_list:
                 with device(values.device), control_dependencies(shard_sums):
-                    shard_sums.append(math_ops.reduce_sum(math_ops.cast(values, dtypes.float64), 0))
+                    internal_deprecations.called_internally(internal_deprecations.TO_DOUBLE)
+                    shard_sums.append(math_ops.reduce_sum(math_ops.to_double(values), 0))
             summed = math_ops.add_n(shard_sums)
             primal, dual, weights = summed[1], summed[2], summed[3]
             return (primal + dual + self._l1_loss() + (2.0 * self._l2_loss())) / weights

@@ -90,10 +90,14 @@ def _weighted_sum(column: Any, builder: LazyBuilder, weight: Any, sparse_combine
 
 
 def linear_model_v2(
-    features: dict[Any, Any], feature_columns: Any, units: int = 1, sparse_combiner: str = "sum"
+    features: dict[Any, Any],
+    feature_columns: Any,
+    units: int = 1,
+    sparse_combiner: str = "sum",
+    cols_to_weights: dict[Any, Any] | None = None,
 ) -> tuple[Tensor, Any, list[Any]]:
     """(predictions [batch, units], the bias, the other variables in creation order), made in
-    the current variable scope."""
+    the current variable scope; each column's `weights` variable into `cols_to_weights`."""
     if sparse_combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError("sparse_combiner must be one of 'mean', 'sqrtn' or 'sum'")
     if not isinstance(features, dict):
@@ -101,6 +105,8 @@ def linear_model_v2(
     columns = _sorted_columns(feature_columns)
     with name_scope(_NAME), name_scope(_NAME):
         state, weights, bias, made = _create_variables(columns, units)
+        if cols_to_weights is not None:
+            cols_to_weights.update(weights)
         with name_scope(_NAME):
             builder = LazyBuilder(features, state=state)
             sums: list[Tensor] = []
