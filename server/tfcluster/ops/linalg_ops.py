@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -314,9 +314,16 @@ def cholesky(input: Any, name: str | None = None) -> Tensor:
     return _linalg_op("Cholesky", [input], {}, name).outputs[0]
 
 
-def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:
+class Qr(NamedTuple):
+    """(q, r): TF's namedtuple, which Session.run gives back as one too."""
+
+    q: Tensor
+    r: Tensor
+
+
+def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> Qr:
     op = _linalg_op("Qr", [input], {"full_matrices": bool(full_matrices)}, name)
-    return op.outputs[0], op.outputs[1]
+    return Qr(op.outputs[0], op.outputs[1])
 
 
 def svd(

@@ -1,0 +1,134 @@
+"""Behaviours that TF1 research programs (a key-value memory that replaces its oldest slots,
+found with tf.nn.top_k(..., sorted=False); a model that passes keep_prob=0.3 to dropout) showed
+apart on tfcluster. Each case is `fn(tf) -> dict of plain values`, run on TF 1.15 by
+record_research_program.py and on tfcluster by tests/unit/test_research_program.py.
+Python 3.7 code."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
+    from tf_reference.case_tools import run_script
+except ImportError:
+    from case_tools import run_script
+
+
+def _top_k_inputs():
+    """(name, array, k) rows: random values, many ties, ascending and descending runs, NaNs,
+    integers, a batch of matrices; k from 2 to one less than the row."""
+    rng = np.random.RandomState(7)
+    rows = []
+    for n, k in [(5, 2), (8, 3), (40, 4), (40, 39), (100, 7), (1000, 16), (300, 50)]:
+        rows.append((f"random_{n}_{k}", rng.randn(3, n).astype(np.float32), k))
+        rows.append((f"ties_{n}_{k}", rng.randint(0, 4, size=(3, n)).astype(np.float32), k))
+        rows.append((f"ascending_{n}_{k}", np.arange(n, dtype=np.float32)[None], k))
+        rows.append((f"descending_{n}_{k}", np.arange(n, 0, -1, dtype=np.float32)[None], k))
+    nan = rng.randn(2, 20).astype(np.float32)
+    nan[0, 3] = np.nan
+    nan[1, [0, 7, 12]] = np.nan
+    rows.append(("nan_20_5", nan, 5))
+    rows.append(("int32_30_6", rng.randint(-5, 5, size=(2, 30)).astype(np.int32), 6))
+    rows.append(("float64_batch_of_matrices", rng.randn(2, 3, 12), 4))
+    # An age vector plus uniform noise, its k oldest slots taken unsorted (a memory's update).
+    rows.append(("noisy_ages_40_4", (rng.uniform(-8, 8, size=40)).astype(np.float32), 4))
+    return rows
+
+
+def top_k_unsorted_order(tf):
+    """tf.nn.top_k(x, k, sorted=False) on CPU: which k indices and in which order (TF's bounded
+    heap's layout), and their values; sorted=True and k of 1 or the whole row beside it."""
+    out = {}
+    with tf.Graph().as_default():
+        fetches = {}
+        for name, x, k in _top_k_inputs():
+            t = tf.constant(x)
+            fetches[name] = tf.nn.top_k(t, k, sorted=False)
+            fetches[name + "/sorted"] = tf.nn.top_k(t, k, sorted=True)
+        x = np.array([[3.0, 1.0, 3.0, 2.0, 0.5, 2.0]], np.float32)
+        fetches["k_1_unsorted"] = tf.nn.top_k(x, 1, sorted=False)
+        fetches["k_whole_row_unsorted"] = tf.nn.top_k(x, 6, sorted=False)
+        with tf.Session() as sess:
+            got = sess.run(fetches)
+    for name, result in got.items():
+        values = np.asarray(result.values)
+        out[name] = {
+            "indices": np.asarray(result.indices).tolist(),
+            "values": [None if v != v else float(v) for v in values.astype(np.float64).ravel()],
+        }
+    return out
+
+
+_LARGE_RATE_PROGRAM = """import logging
+IMPORT_TF
+logging.getLogger("tensorflow").setLevel(logging.WARNING)
+x = tf.ones([2, 3])
+tf.layers.dropout(x, rate=0.8, training=True)
+tf.nn.dropout(x, rate=tf.constant(0.9))
+tf.nn.dropout(x, rate=0.5)
+tf.nn.dropout(x, keep_prob=tf.constant(0.2))
+for _ in range(6):
+    tf.nn.dropout(x, keep_prob=0.3)
+print("built")
+"""
+
+
+def large_dropout_rate_warnings(tf):
+    """The warnings dropout logs for a rate above 0.5 given as a Python number (a layer's rate,
+    or 1 - keep_prob; never for a tensor): the first five such calls of a process, each with
+    its rate. Run as a program of its own (the count is per process)."""
+    tf_import = "import tensorflow as tf"
+    if "tfcluster" in tf.__name__:  # the tfcluster under test, whatever the process's path
+        package_dir = os.path.dirname(os.path.dirname(os.path.abspath(tf.__file__)))
+        tf_import = f"import sys\nsys.path.insert(0, {package_dir!r})\nimport tfcluster as tf"
+    done = run_script(_LARGE_RATE_PROGRAM.replace("IMPORT_TF", tf_import), "large_rate")
+    lines = [line for line in done.stderr.splitlines() if "dropout rate" in line]
+    return {"rc": done.returncode, "stdout": done.stdout.splitlines(), "warnings": lines}
+
+
+def _multi_output_ops(tf):
+    x = tf.constant([3, 1, 3, 2])
+    f = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    image = tf.reshape(tf.range(16.0), [1, 4, 4, 1])
+    return {
+        "top_k": tf.nn.top_k(f, 1),
+        "math_top_k": tf.math.top_k(f, 2, sorted=False),
+        "unique": tf.unique(x),
+        "unique_int64": tf.unique(x, out_idx=tf.int64),
+        "unique_with_counts": tf.unique_with_counts(x),
+        "setdiff1d": tf.setdiff1d(x, [1]),
+        "qr": tf.linalg.qr(f),
+        "max_pool_with_argmax": tf.nn.max_pool_with_argmax(
+            image, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"
+        ),
+    }
+
+
+def multi_output_results_as_namedtuples(tf):
+    """What top_k, unique, unique_with_counts, setdiff1d, qr and max_pool_with_argmax return
+    (TF's namedtuples, named as their ops) and what Session.run gives back for them (the same
+    namedtuple of arrays): type names, fields, and the fetched values' types."""
+    out = {}
+    with tf.Graph().as_default():
+        results = _multi_output_ops(tf)
+        with tf.Session() as sess:
+            fetched = sess.run(results)
+    for name, result in sorted(results.items()):
+        got = fetched[name]
+        out[name] = {
+            "type": type(result).__name__,
+            "fields": list(getattr(result, "_fields", [])),
+            "run_type": type(got).__name__,
+            "run_fields": list(getattr(got, "_fields", [])),
+            "run_items": [type(v).__name__ for v in got],
+        }
+    return out
+
+
+CASES = {
+    "top_k_unsorted_order": top_k_unsorted_order,
+    "large_dropout_rate_warnings": large_dropout_rate_warnings,
+    "multi_output_results_as_namedtuples": multi_output_results_as_namedtuples,
+}
