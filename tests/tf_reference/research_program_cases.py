@@ -7,13 +7,15 @@ Python 3.7 code."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import numpy as np
 
 try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
-    from tf_reference.case_tools import run_script
+    from tf_reference.case_tools import LoggedWarnings, run_script
 except ImportError:
-    from case_tools import run_script
+    from case_tools import LoggedWarnings, run_script
 
 
 def _top_k_inputs():
@@ -127,8 +129,39 @@ def multi_output_results_as_namedtuples(tf):
     return out
 
 
+def tensor_in_a_variables_collection_on_export(tf):
+    """A tensor in a collection whose items TF writes as VariableDefs (a Supervisor puts the
+    tensor "global_step:0" in GLOBAL_STEP when the program's global step variable is not in
+    it): export_meta_graph, and the Supervisor's own export, log "Issue encountered when
+    serializing <key>" with the AttributeError and leave the collection out; a plain
+    collection of tensors is kept as names."""
+    logdir = tempfile.mkdtemp()
+    try:
+        with tf.Graph().as_default() as graph, LoggedWarnings() as logged:
+            tf.get_variable("global_step", initializer=0, trainable=False)
+            step = graph.get_tensor_by_name("global_step:0")
+            tf.add_to_collection("my_tensors", step)
+            tf.add_to_collection(tf.GraphKeys.TRAINABLE_VARIABLES, step)
+            exported = tf.train.export_meta_graph()
+            first = [m for m in logged.messages if m.startswith("Issue")]
+            tf.get_default_graph().clear_collection(tf.GraphKeys.TRAINABLE_VARIABLES)
+            tf.train.Supervisor(logdir=logdir)
+            by_supervisor = [m for m in logged.messages if m.startswith("Issue")][len(first) :]
+            kept = [type(x).__name__ for x in tf.get_collection(tf.GraphKeys.GLOBAL_STEP)]
+    finally:
+        shutil.rmtree(logdir, ignore_errors=True)
+    return {
+        "warnings": first,
+        "collections": sorted(exported.collection_def.keys()),
+        "my_tensors": list(exported.collection_def["my_tensors"].node_list.value),
+        "supervisor_warnings": by_supervisor,
+        "global_step_collection": kept,
+    }
+
+
 CASES = {
     "top_k_unsorted_order": top_k_unsorted_order,
     "large_dropout_rate_warnings": large_dropout_rate_warnings,
     "multi_output_results_as_namedtuples": multi_output_results_as_namedtuples,
+    "tensor_in_a_variables_collection_on_export": tensor_in_a_variables_collection_on_export,
 }

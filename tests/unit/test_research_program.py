@@ -29,3 +29,8 @@ def test_dropout_warns_of_a_large_python_rate_for_the_first_five_calls() -> None
 def test_multi_output_ops_and_their_fetched_results_are_tfs_namedtuples() -> None:
     name = "multi_output_results_as_namedtuples"
     reference.assert_case_equal(AREA, name, CASES[name](tf))
+
+
+def test_a_tensor_in_a_variables_collection_is_left_out_of_an_export_with_tfs_warning() -> None:
+    name = "tensor_in_a_variables_collection_on_export"
+    reference.assert_case_equal(AREA, name, CASES[name](tf))
