@@ -159,9 +159,41 @@ def tensor_in_a_variables_collection_on_export(tf):
     }
 
 
+def products_with_negative_zeros(tf):
+    """tf.matmul where every product is -0 (positive rows times a matrix of -0, or their
+    transposes): TF's sgemm adds to a zeroed accumulator, so the outputs are +0 (they printed
+    as "-0." on tfcluster for 2 to 8 output columns); and the gradient of zero-initialized
+    weights through a product whose incoming gradient is -0 (a spatial transformer's
+    localisation layer). The signs of the zeros, and the arrays as numpy prints them."""
+    rng = np.random.RandomState(3)
+    shapes = [(2, 2, 2), (1, 5, 3), (5, 5, 1), (20, 54, 6), (54, 20, 6), (3, 1, 4), (64, 64, 64)]
+    out = {}
+    with tf.Graph().as_default():
+        fetches = {}
+        for m, k, n in shapes:
+            a = (rng.rand(m, k) + 0.1).astype(np.float32)
+            b = np.full((k, n), -0.0, np.float32)
+            key = f"{m}x{k}x{n}"
+            fetches[key] = tf.matmul(a, b)
+            fetches[key + "/transposed"] = tf.matmul(a.T.copy(), b.T.copy(), True, True)
+        h = tf.constant((rng.rand(6, 4) + 0.1).astype(np.float32))
+        w = tf.Variable(tf.zeros([4, 3]))
+        y = tf.matmul(h, w)
+        loss = tf.reduce_sum(y * (tf.zeros_like(y) * -1.0))
+        fetches["zero_weights_gradient"] = tf.gradients(loss, [w])[0]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got = sess.run(fetches)
+    for key, value in sorted(got.items()):
+        out[key] = {"negative_zeros": int(np.signbit(value).sum()), "size": int(value.size)}
+    out["printed_gradient"] = str(got["zero_weights_gradient"])
+    return out
+
+
 CASES = {
     "top_k_unsorted_order": top_k_unsorted_order,
     "large_dropout_rate_warnings": large_dropout_rate_warnings,
     "multi_output_results_as_namedtuples": multi_output_results_as_namedtuples,
     "tensor_in_a_variables_collection_on_export": tensor_in_a_variables_collection_on_export,
+    "products_with_negative_zeros": products_with_negative_zeros,
 }

@@ -34,3 +34,8 @@ def test_multi_output_ops_and_their_fetched_results_are_tfs_namedtuples() -> Non
 def test_a_tensor_in_a_variables_collection_is_left_out_of_an_export_with_tfs_warning() -> None:
     name = "tensor_in_a_variables_collection_on_export"
     reference.assert_case_equal(AREA, name, CASES[name](tf))
+
+
+def test_a_product_of_negative_zeros_is_positive_zero_as_tfs_sgemm_gives() -> None:
+    name = "products_with_negative_zeros"
+    reference.assert_case_equal(AREA, name, CASES[name](tf))
