@@ -94,6 +94,7 @@ def _multi_output_ops(tf):
     x = tf.constant([3, 1, 3, 2])
     f = tf.constant([[1.0, 2.0], [3.0, 4.0]])
     image = tf.reshape(tf.range(16.0), [1, 4, 4, 1])
+    true_classes = tf.constant([[1], [2]], tf.int64)
     return {
         "top_k": tf.nn.top_k(f, 1),
         "math_top_k": tf.math.top_k(f, 2, sorted=False),
@@ -105,13 +106,34 @@ def _multi_output_ops(tf):
         "max_pool_with_argmax": tf.nn.max_pool_with_argmax(
             image, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"
         ),
+        "lu": tf.linalg.lu(f),
+        "uniform_candidate_sampler": tf.nn.uniform_candidate_sampler(
+            true_classes, 1, 3, True, 10, seed=1
+        ),
+        "log_uniform_candidate_sampler": tf.nn.log_uniform_candidate_sampler(
+            true_classes, 1, 3, True, 10, seed=1
+        ),
+        "learned_unigram_candidate_sampler": tf.nn.learned_unigram_candidate_sampler(
+            true_classes, 1, 3, True, 10, seed=1
+        ),
+        "fixed_unigram_candidate_sampler": tf.nn.fixed_unigram_candidate_sampler(
+            true_classes, 1, 3, True, 10, unigrams=[1.0] * 10, seed=1
+        ),
+        "all_candidate_sampler": tf.nn.all_candidate_sampler(true_classes, 1, 3, True, seed=1),
+        "random_uniform_candidate_sampler": tf.random.uniform_candidate_sampler(
+            true_classes, 1, 3, True, 10, seed=1
+        ),
+        "compute_accidental_hits": tf.nn.compute_accidental_hits(
+            true_classes, tf.constant([1, 2, 3], tf.int64), 1
+        ),
     }
 
 
 def multi_output_results_as_namedtuples(tf):
-    """What top_k, unique, unique_with_counts, setdiff1d, qr and max_pool_with_argmax return
-    (TF's namedtuples, named as their ops) and what Session.run gives back for them (the same
-    namedtuple of arrays): type names, fields, and the fetched values' types."""
+    """What top_k, unique, unique_with_counts, setdiff1d, qr, lu, max_pool_with_argmax, the
+    candidate samplers and compute_accidental_hits return (TF's namedtuples, named as their
+    ops) and what Session.run gives back for them (the same namedtuple of arrays): type names,
+    fields, and the fetched values' types."""
     out = {}
     with tf.Graph().as_default():
         results = _multi_output_ops(tf)

@@ -429,12 +429,19 @@ def matrix_solve_ls(
 lstsq = matrix_solve_ls
 
 
-def lu(input: Any, output_idx_type: Any = dtypes.int32, name: str | None = None) -> Any:
+class Lu(NamedTuple):
+    """(lu, p): TF's namedtuple, which Session.run gives back as one too."""
+
+    lu: Tensor
+    p: Tensor
+
+
+def lu(input: Any, output_idx_type: Any = dtypes.int32, name: str | None = None) -> Lu:
     """(lu, p): L (unit lower, below the diagonal) and U packed in one matrix, and the row
     permutation p with input[p] = L U."""
     idx = dtypes.as_dtype(output_idx_type).base_dtype
     op = _linalg_op("Lu", [input], {"output_idx_type": idx}, name)
-    return op.outputs[0], op.outputs[1]
+    return Lu(op.outputs[0], op.outputs[1])
 
 
 def matrix_exponential(input: Any, name: str | None = None) -> Tensor:
