@@ -63,7 +63,9 @@ def _running_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # out [depth, n, m]: the rows of a along the innermost axis (numpy's inner loops then run
     # m long, not n: 2 to 8), and each step's terms one contiguous slice.
     terms = a.T.astype(np.float64)[:, None, :] * b.astype(np.float64)[:, :, None]
-    out = terms[0].astype(np.float32)
+    # The first FMA adds to a zeroed accumulator: a product of -0 gives +0 (so does the sum
+    # of products that are all -0), as TF's never gives -0.
+    out = np.add(terms[0], 0.0).astype(np.float32)
     for k in range(1, depth):
         # Added in float64, rounded once to the float32 output (one call, no float64 temporary).
         np.add(terms[k], out, out=out, casting="same_kind")
@@ -108,7 +110,7 @@ def running_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> bool:
     term = np.empty((n, m), np.float64)
     wide = b.astype(np.float64)
     np.multiply(wide[0][:, None], a[:, 0], out=term)
-    acc[...] = term
+    np.add(term, 0.0, out=acc, casting="same_kind")  # a zeroed accumulator: -0 becomes +0
     for k in range(1, depth):
         np.multiply(wide[k][:, None], a[:, k], out=term)
         np.add(term, acc, out=acc, casting="same_kind")

@@ -1,5 +1,7 @@
 """Kernels that order values, over xp: TopKV2 (largest k along the last axis, ties to the
-lower index as TF breaks them), InTopKV2, and LowerBound/UpperBound (tf.searchsorted)."""
+lower index as TF breaks them; on CPU, with sorted=False or a NaN in the input, in the order
+TF's bounded heap gives them, unsorted_top_k.py), InTopKV2, and LowerBound/UpperBound
+(tf.searchsorted)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import numpy as np
 
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels.registry import kernel
+from tfcluster.kernels.unsorted_top_k import heap_top_k_indices
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
 
@@ -42,8 +45,14 @@ def top_k_indices(xp: Any, x: Any, k: int) -> Any:
     return xp.take_along_axis(picked, order, axis=-1).reshape((*x.shape[:-1], k))
 
 
+def _has_nan(x: np.ndarray) -> bool:
+    return x.dtype.kind == "f" and bool(np.isnan(x).any())
+
+
 @kernel("TopKV2", host=(1,))
 def top_k(node: Any, xp: Any) -> Compute:
+    in_order = bool(node.attrs.get("sorted", True))
+
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         x, k_t = ins
         k = u.host_int(k_t, "k")
@@ -56,7 +65,10 @@ def top_k(node: Any, xp: Any) -> Compute:
         if k == 0 or x.size == 0:
             shape = (*x.shape[:-1], k)
             return (xp.zeros(shape, dtype=x.dtype), xp.zeros(shape, dtype=np.int32))
-        order = top_k_indices(xp, x, k)
+        if xp is np and 1 < k < x.shape[-1] and (not in_order or _has_nan(x)):
+            order = heap_top_k_indices(x, k, in_order)
+        else:
+            order = top_k_indices(xp, x, k)
         values = xp.take_along_axis(x, order, axis=-1)
         return (values, order.astype(np.int32))
 

@@ -1856,17 +1856,19 @@ def one_hot(
         return _output("OneHot", [idx, d, on_t, off_t], attrs, scope)
 
 
-class UniqueOutput(NamedTuple):
+class Unique(NamedTuple):
+    """(y, idx): TF's namedtuple (named as the op), which Session.run gives back as one too."""
+
     y: Tensor
     idx: Tensor
 
 
-def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> UniqueOutput:
+def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> Unique:
     with name_scope(name, "Unique", [x]) as scope:
         t = convert_to_tensor(x, name="x")
         attrs = {"T": t.dtype.base_dtype, "out_idx": _out_type(out_idx)}
         op = _make("Unique", [t], attrs, scope)
-        return UniqueOutput(op.outputs[0], op.outputs[1])
+        return Unique(op.outputs[0], op.outputs[1])
 
 
 def sequence_mask(

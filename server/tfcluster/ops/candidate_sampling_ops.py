@@ -6,6 +6,7 @@ sampled_expected_count float32 [num_sampled])."""
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -17,13 +18,9 @@ from tfcluster.ops.op_util import Outputs, make_op
 from tfcluster.ops.random_ops import _seeds
 
 
-class CandidateSamplerOutput(NamedTuple):
-    sampled_candidates: Tensor
-    true_expected_count: Tensor
-    sampled_expected_count: Tensor
+class ComputeAccidentalHits(NamedTuple):
+    """(indices, ids, weights): TF's namedtuple, named as the op; Session.run gives one back."""
 
-
-class AccidentalHitsOutput(NamedTuple):
     indices: Tensor
     ids: Tensor
     weights: Tensor
@@ -59,6 +56,13 @@ _SAMPLERS = (
 )
 for _op in _SAMPLERS:
     op_def_registry.register(_op, _sampler_infer, stateful=True)
+# What each sampler returns: TF's namedtuple named as its op (UniformCandidateSampler, ...).
+_SAMPLER_OUTPUTS = {
+    op: collections.namedtuple(
+        op, ["sampled_candidates", "true_expected_count", "sampled_expected_count"]
+    )
+    for op in _SAMPLERS
+}
 op_def_registry.register("ComputeAccidentalHits", _accidental_hits_infer)
 
 
@@ -93,7 +97,7 @@ def _sampler(
     seed: int | None,
     name: str | None,
     **attrs: Any,
-) -> CandidateSamplerOutput:
+) -> Any:
     seed1, seed2 = _seeds(seed)
     with name_scope(name, op_type, [true_classes]) as scope:
         true = _int64_input(true_classes, op_type, "true_classes")
@@ -106,7 +110,7 @@ def _sampler(
             "seed2": seed2,
         }
         op = make_op(op_type, [true], all_attrs, name=scope)
-        return CandidateSamplerOutput(*op.outputs)
+        return _SAMPLER_OUTPUTS[op_type](*op.outputs)
 
 
 def uniform_candidate_sampler(
@@ -117,7 +121,7 @@ def uniform_candidate_sampler(
     range_max: int,
     seed: int | None = None,
     name: str | None = None,
-) -> CandidateSamplerOutput:
+) -> Any:
     """num_sampled classes drawn uniformly from [0, range_max)."""
     op = "UniformCandidateSampler"
     range_max = _check_minimum(op, "range_max", range_max, 1)
@@ -134,7 +138,7 @@ def log_uniform_candidate_sampler(
     range_max: int,
     seed: int | None = None,
     name: str | None = None,
-) -> CandidateSamplerOutput:
+) -> Any:
     """Classes drawn with P(k) = log((k + 2) / (k + 1)) / log(range_max + 1) (ids sorted by
     decreasing frequency, a Zipf-like law)."""
     op = "LogUniformCandidateSampler"
@@ -152,7 +156,7 @@ def learned_unigram_candidate_sampler(
     range_max: int,
     seed: int | None = None,
     name: str | None = None,
-) -> CandidateSamplerOutput:
+) -> Any:
     """Classes drawn by the counts of the true classes seen so far (each starts at 1)."""
     op = "LearnedUnigramCandidateSampler"
     range_max = _check_minimum(op, "range_max", range_max, 1)
@@ -175,7 +179,7 @@ def fixed_unigram_candidate_sampler(
     unigrams: Sequence[float] = (),
     seed: int | None = None,
     name: str | None = None,
-) -> CandidateSamplerOutput:
+) -> Any:
     """Classes drawn by given weights (`unigrams`, or the last column of `vocab_file`) raised
     to `distortion`; the first num_reserved_ids ids are never drawn; with num_shards > 1 only
     the ids of `shard` (id % num_shards == shard)."""
@@ -205,7 +209,7 @@ def all_candidate_sampler(
     unique: bool,
     seed: int | None = None,
     name: str | None = None,
-) -> CandidateSamplerOutput:
+) -> Any:
     """Every class of [0, num_sampled), each with expected count 1 (for tests and small
     vocabularies)."""
     return _sampler("AllCandidateSampler", true_classes, num_true, num_sampled, unique, seed, name)
@@ -217,7 +221,7 @@ def compute_accidental_hits(
     num_true: int,
     seed: int | None = None,
     name: str | None = None,
-) -> AccidentalHitsOutput:
+) -> ComputeAccidentalHits:
     """Where a sampled candidate is one of its row's true classes: (row indices int32, position
     in sampled_candidates int64, weights -FLT_MAX float32), to mask those logits."""
     op_type = "ComputeAccidentalHits"
@@ -227,7 +231,7 @@ def compute_accidental_hits(
         sampled = _int64_input(sampled_candidates, op_type, "sampled_candidates")
         attrs = {"num_true": int(num_true), "seed": seed1, "seed2": seed2}
         op = make_op(op_type, [true, sampled], attrs, name=scope)
-        return AccidentalHitsOutput(*op.outputs)
+        return ComputeAccidentalHits(*op.outputs)
 
 
 __all__: list[str] = []  # exported by the tf.nn and tf.random faces

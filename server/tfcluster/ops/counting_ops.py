@@ -3,8 +3,9 @@ tf.histogram_fixed_width(_bins), tf.reverse_sequence and tf.roll, as TF 1.15 bui
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
@@ -115,17 +116,9 @@ def bincount(
         return make_op("Bincount", [a, output_size, w], attrs, name="Bincount").outputs[0]
 
 
-class UniqueWithCounts(tuple):  # type: ignore[type-arg]
-    """(y, idx, count), readable by name as TF's namedtuple is."""
-
-    __slots__ = ()
-
-    def __new__(cls, y: Tensor, idx: Tensor, count: Tensor) -> UniqueWithCounts:
-        return super().__new__(cls, (y, idx, count))
-
-    y = property(lambda self: self[0])
-    idx = property(lambda self: self[1])
-    count = property(lambda self: self[2])
+# (y, idx, count): TF's namedtuple, which Session.run gives back as one too (its field `count`
+# hides tuple.count, as in TF).
+UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
 
 
 def unique_with_counts(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> Any:
@@ -139,14 +132,11 @@ def unique_with_counts(x: Any, out_idx: Any = dtypes.int32, name: str | None = N
     return UniqueWithCounts(*op.outputs)
 
 
-class ListDiff(tuple):  # type: ignore[type-arg]
-    __slots__ = ()
+class ListDiff(NamedTuple):
+    """(out, idx): TF's namedtuple, which Session.run gives back as one too."""
 
-    def __new__(cls, out: Tensor, idx: Tensor) -> ListDiff:
-        return super().__new__(cls, (out, idx))
-
-    out = property(lambda self: self[0])
-    idx = property(lambda self: self[1])
+    out: Tensor
+    idx: Tensor
 
 
 def setdiff1d(x: Any, y: Any, index_dtype: Any = dtypes.int32, name: str | None = None) -> Any:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -314,9 +314,16 @@ def cholesky(input: Any, name: str | None = None) -> Tensor:
     return _linalg_op("Cholesky", [input], {}, name).outputs[0]
 
 
-def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:
+class Qr(NamedTuple):
+    """(q, r): TF's namedtuple, which Session.run gives back as one too."""
+
+    q: Tensor
+    r: Tensor
+
+
+def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> Qr:
     op = _linalg_op("Qr", [input], {"full_matrices": bool(full_matrices)}, name)
-    return op.outputs[0], op.outputs[1]
+    return Qr(op.outputs[0], op.outputs[1])
 
 
 def svd(
@@ -422,12 +429,19 @@ def matrix_solve_ls(
 lstsq = matrix_solve_ls
 
 
-def lu(input: Any, output_idx_type: Any = dtypes.int32, name: str | None = None) -> Any:
+class Lu(NamedTuple):
+    """(lu, p): TF's namedtuple, which Session.run gives back as one too."""
+
+    lu: Tensor
+    p: Tensor
+
+
+def lu(input: Any, output_idx_type: Any = dtypes.int32, name: str | None = None) -> Lu:
     """(lu, p): L (unit lower, below the diagonal) and U packed in one matrix, and the row
     permutation p with input[p] = L U."""
     idx = dtypes.as_dtype(output_idx_type).base_dtype
     op = _linalg_op("Lu", [input], {"output_idx_type": idx}, name)
-    return op.outputs[0], op.outputs[1]
+    return Lu(op.outputs[0], op.outputs[1])
 
 
 def matrix_exponential(input: Any, name: str | None = None) -> Tensor:

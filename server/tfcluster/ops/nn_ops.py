@@ -7,6 +7,8 @@ Op types, attrs and node names follow TF1's gen_nn_ops / nn_ops. The `*_grad` an
 
 from __future__ import annotations
 
+import itertools
+import logging
 import numbers
 from collections.abc import Sequence
 from typing import Any
@@ -559,6 +561,11 @@ def dropout(
     return dropout_v2(x, rate, noise_shape=noise_shape, seed=seed, name=name)
 
 
+# TF 1.15 warns of a Python-number rate above 0.5 with log_first_n(WARN, ..., 5) from one call
+# site: the first five such calls of the process are logged.
+_large_rate_calls = itertools.count()
+
+
 def dropout_v2(
     x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None, name: str | None = None
 ) -> Tensor:
@@ -573,6 +580,12 @@ def dropout_v2(
             if not 0 <= float(rate) < 1:
                 raise ValueError(
                     f"rate must be a scalar tensor or a float in the range [0, 1), got {rate:g}"
+                )
+            if float(rate) > 0.5 and next(_large_rate_calls) < 5:
+                logging.getLogger("tensorflow").warning(
+                    "Large dropout rate: %g (>0.5). In TensorFlow 2.x, dropout() uses dropout "
+                    "rate instead of keep_prob. Please ensure that this is intended.",
+                    rate,
                 )
             if rate == 0:
                 return t

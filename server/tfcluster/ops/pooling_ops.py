@@ -6,7 +6,7 @@ second order)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -426,6 +426,13 @@ def pool(
         )
 
 
+class MaxPoolWithArgmax(NamedTuple):
+    """(output, argmax): TF's namedtuple, which Session.run gives back as one too."""
+
+    output: Tensor
+    argmax: Tensor
+
+
 def max_pool_with_argmax(
     input: Any,
     ksize: Any,
@@ -436,7 +443,7 @@ def max_pool_with_argmax(
     name: str | None = None,
     output_dtype: Any = None,
     include_batch_in_index: bool = False,
-) -> tuple[Tensor, Tensor]:
+) -> MaxPoolWithArgmax:
     """(max pool, flat index of each maximum: ((b * height + y) * width + x) * channels + c,
     b counted only with include_batch_in_index)."""
     if data_format != "NHWC":
@@ -453,7 +460,7 @@ def max_pool_with_argmax(
         attrs["Targmax"] = targmax
         attrs["include_batch_in_index"] = bool(include_batch_in_index)
         op = make_op("MaxPoolWithArgmax", [x], attrs, name=scope)
-        return op.outputs[0], op.outputs[1]
+        return MaxPoolWithArgmax(op.outputs[0], op.outputs[1])
 
 
 # ---- gradient op builders (used by gradients/pooling_grad.py) ---------------------------------

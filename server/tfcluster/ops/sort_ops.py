@@ -4,7 +4,7 @@ tf.searchsorted, built as TF 1.15 builds them (sort and argsort are TopKV2 under
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -76,21 +76,11 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, name: str | None = None) 
     return TopKV2(op.outputs[0], op.outputs[1])
 
 
-class TopKV2(tuple):  # type: ignore[type-arg]
-    """(values, indices), also readable by name as TF's namedtuple is."""
+class TopKV2(NamedTuple):
+    """(values, indices): TF's namedtuple, which Session.run gives back as one too."""
 
-    __slots__ = ()
-
-    def __new__(cls, values: Tensor, indices: Tensor) -> TopKV2:
-        return super().__new__(cls, (values, indices))
-
-    @property
-    def values(self) -> Tensor:
-        return self[0]  # type: ignore[no-any-return]
-
-    @property
-    def indices(self) -> Tensor:
-        return self[1]  # type: ignore[no-any-return]
+    values: Tensor
+    indices: Tensor
 
 
 def in_top_k(predictions: Any, targets: Any, k: Any, name: str | None = None) -> Tensor:

@@ -614,7 +614,10 @@ register_tensor_conversion_function(Variable, _variable_conversion)
 
 
 def _variable_to_proto(v: Any, export_scope: str | None = None) -> Any:
-    return v.to_proto(export_scope=export_scope) if hasattr(v, "to_proto") else None
+    # As TF's: anything else in a variables collection (a Supervisor puts the tensor
+    # "global_step:0" in GLOBAL_STEP) fails here, and the export leaves the collection out
+    # with a warning.
+    return v.to_proto(export_scope=export_scope)
 
 
 for _key in (
