@@ -99,10 +99,10 @@ def check_label_range(labels: Tensor, n_classes: int, message: str | None = None
             return array_ops.identity(labels)
 
 
-def _weights(features: Any, weight_column: Any, logits: Tensor) -> Any:
-    if weight_column is None:
-        return 1.0
-    return heads._weights(features, weight_column, logits)
+def _weights(
+    features: Any, weight_column: Any, logits: Tensor, allow_per_logit_weights: bool = False
+) -> Any:
+    return heads._weights(features, weight_column, logits, allow_per_logit_weights)
 
 
 def _metric_weights(weights: Any) -> Any:
@@ -308,6 +308,8 @@ class SingleHead(Head):
     _loss_reduction: str
     _loss_fn: Callable[..., Any] | None
     _weight_column: Any
+    # Weights may have the logits' last dimension (TF's regression head).
+    _allow_per_logit_weights = False
 
     def __init__(self, weight_column: Any, loss_reduction: str, loss_fn: Any, name: Any) -> None:
         validate_loss_reduction(loss_reduction)
@@ -358,7 +360,9 @@ class SingleHead(Head):
             )
         else:
             unweighted = self._default_loss(labels, logits)
-        return unweighted, _weights(features, self._weight_column, logits)
+        return unweighted, _weights(
+            features, self._weight_column, logits, self._allow_per_logit_weights
+        )
 
     def loss(
         self,

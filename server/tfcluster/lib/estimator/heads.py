@@ -26,6 +26,7 @@ from tfcluster.ops import (
     array_ops,
     check_ops,
     control_flow_ops,
+    logging_ops,
     lookup_ops,
     math_ops,
     nn_ops,
@@ -68,17 +69,66 @@ def _labels_tensor(labels: Any, logits: Tensor, expected_dim: int) -> Tensor:
     return labels
 
 
-def _weights(features: Any, weight_column: Any, logits: Tensor) -> Any:
-    if weight_column is None:
-        return 1.0
-    key = weight_column if isinstance(weight_column, str) else weight_column.key
-    w = features[key] if isinstance(features, dict) else None
-    if w is None:
-        raise ValueError(f"Weight column {key} not in features.")
-    w = math_ops.cast(convert_to_tensor(w), dtypes.float32)
-    if w.shape.ndims == 1:
-        w = array_ops.expand_dims(w, -1)
-    return w
+def _weights(
+    features: Any, weight_column: Any, logits: Tensor, allow_per_logit_weights: bool = False
+) -> Any:
+    """TF's _get_weights_and_check_match_logits: the weight column read as a numeric column
+    of shape (1,) (its v1 protocol), cast to float (`weights`), and checked against the
+    logits' shape ([D0..DN] or [D0..DN, 1], or [D0..DN, logits_dimension] when per-logit
+    weights are allowed) when the step runs."""
+    from tfcluster.lib.feature_column.base import LazyBuilder, v1_protocol
+    from tfcluster.lib.feature_column.dense_columns import _NumericColumn, numeric_column
+
+    if allow_per_logit_weights:
+        err = (
+            "weights shape must be [D0, D1, ... DN], [D0, D1, ... DN, 1] or "
+            "[D0, D1, ... DN, logits_dimension]"
+        )
+    else:
+        err = "weights shape must be [D0, D1, ... DN] or [D0, D1, ... DN, 1]"
+    values = [*(features.values() if isinstance(features, dict) else []), logits]
+    with name_scope(None, "weights", values) as scope:
+        if weight_column is None:
+            return 1.0
+        if isinstance(weight_column, str):
+            weight_column = numeric_column(key=weight_column, shape=(1,))
+        if not isinstance(weight_column, _NumericColumn):
+            raise TypeError(
+                "Weight column must be either a string or _NumericColumn. Given type: "
+                f"{type(weight_column)}."
+            )
+        with v1_protocol():
+            weights = weight_column._get_dense_tensor(LazyBuilder(features))
+        if not (weights.dtype.is_floating or weights.dtype.is_integer):
+            raise ValueError(
+                f"Weight column should be castable to float. Given dtype: {weights.dtype}"
+            )
+        internal_deprecations.called_internally(internal_deprecations.TO_FLOAT)
+        weights = math_ops.cast(weights, dtypes.float32, name="weights")
+        weights_shape = array_ops.shape(weights, name="weights_shape")
+        logits_shape = array_ops.shape(logits, name="logits_shape")
+        data = ["logits_shape: ", logits_shape, "weights_shape: ", weights_shape]
+        if (
+            weights.shape.ndims is not None
+            and logits.shape.ndims is not None
+            and weights.shape.ndims == logits.shape.ndims - 1
+        ):
+            check = check_ops.assert_equal(logits_shape[:-1], weights_shape, message=err, data=data)
+            with control_dependencies([check]):
+                return array_ops.expand_dims(weights, -1, name=scope)
+        supported = array_ops.concat([logits_shape[:-1], [1]], axis=0)
+        if allow_per_logit_weights:
+            condition = math_ops.reduce_any(
+                [
+                    math_ops.reduce_all(math_ops.equal(logits_shape, weights_shape)),
+                    math_ops.reduce_all(math_ops.equal(supported, weights_shape)),
+                ]
+            )
+            check = logging_ops.Assert(condition=condition, data=[err, *data])
+        else:
+            check = check_ops.assert_equal(supported, weights_shape, message=err, data=data)
+        with control_dependencies([check]):
+            return array_ops.identity(weights, name=scope)
 
 
 def _class_id_labels(labels: Tensor, n_classes: int, vocabulary: Sequence[str] | None) -> Tensor:
@@ -105,6 +155,7 @@ def _class_id_labels(labels: Tensor, n_classes: int, vocabulary: Sequence[str] |
 class _Head:
     name: str | None = None
     logits_dimension = 1
+    _allow_per_logit_weights = False
 
     def __init__(self, weight_column: Any, loss_reduction: str) -> None:
         self._weight_column = weight_column
@@ -132,7 +183,7 @@ class _Head:
                     export_outputs=self._export_outputs(predictions),
                 )
             unreduced, label_t = self._unreduced_loss(logits, labels)
-            weights = _weights(features, self._weight_column, logits)
+            weights = _weights(features, self._weight_column, logits, self._allow_per_logit_weights)
             training_loss = losses_impl.compute_weighted_loss(
                 unreduced, weights=weights, reduction=self._loss_reduction
             )
@@ -387,6 +438,8 @@ class MultiClassHead(_Head):
 
 class RegressionHead(_Head):
     """Mean squared error over label_dimension outputs per example."""
+
+    _allow_per_logit_weights = True
 
     def __init__(
         self,

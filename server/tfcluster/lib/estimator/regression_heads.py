@@ -33,6 +33,8 @@ class RegressionHead(SingleHead):
     """Mean squared error (or `loss_fn`) over label_dimension outputs per example;
     `inverse_link_fn` maps logits to predictions."""
 
+    _allow_per_logit_weights = True
+
     def __init__(
         self,
         label_dimension: int = 1,
