@@ -46,7 +46,7 @@ from tfcluster.ops import (
     resource_variable_ops,
 )
 from tfcluster.ops.tensor_array_ops import TensorArray
-from tfcluster.protos import node_def_pb2
+from tfcluster.protos import graph_pb2, node_def_pb2
 
 
 def _differentiable(t: Tensor) -> bool:
@@ -103,6 +103,31 @@ def _gradients(ys: list[Tensor], xs: list[Tensor], grad_ys: list[Tensor]) -> lis
 
 
 # ---- If -----------------------------------------------------------------------------------
+# Stateful ops whose output is their first input and whose gradient passes straight to it.
+_PASS_THROUGH_OPS = ("Print",)
+
+
+def _pass_through_as_identities(body: FunctionBody) -> tuple[FunctionBody, set[str]]:
+    """The body with each tf.Print an Identity of its input (so a gradient branch recomputes
+    the printed value from the branch's inputs and differentiates through it, as TF1's Print
+    gradient does, without printing again), and the names of those nodes."""
+    names = {nd.name for nd in body.graph_def.node if nd.op in _PASS_THROUGH_OPS}
+    if not names:
+        return body, names
+    graph_def = graph_pb2.GraphDef()
+    graph_def.CopyFrom(body.graph_def)
+    for nd in graph_def.node:
+        if nd.name not in names:
+            continue
+        first = next(r for r in nd.input if not r.startswith("^"))
+        nd.op = "Identity"
+        del nd.input[:]
+        nd.input.append(first)
+        for key in [k for k in nd.attr if k != "T"]:
+            del nd.attr[key]
+    return dataclasses.replace(body, graph_def=graph_def), names
+
+
 def _if_grad_branch(
     name: str,
     body: FunctionBody,
@@ -127,7 +152,12 @@ def _if_grad_branch(
             fg.add_arg(t.dtype.base_dtype, t.shape, f"export_{k}") for k, t in enumerate(exported)
         ]
         dy_args = [fg.add_arg(t.dtype.base_dtype, t.shape, f"dy_{k}") for k, t in enumerate(dys)]
-        replacements = {body.exports[k]: exp_args[j] for k, j in enumerate(my_exports)}
+        body, identities = _pass_through_as_identities(body)
+        replacements = {
+            body.exports[k]: exp_args[j]
+            for k, j in enumerate(my_exports)
+            if body.exports[k].rpartition(":")[0] not in identities
+        }
         ys = _inline_pure(body, args, replacements, out_idx, what)
         xs = [a for i in diff_idx if (a := args[i]) is not None]
         # TensorArray reads are exported (a second read of a cleared element fails): their

@@ -1,0 +1,23 @@
+"""Behaviours of small public TF1 experiment scripts (gradients, queues, sessions, input
+pipelines) against TF 1.15's recorded answers (tests/tf_reference/record_experiment_sweep.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.experiment_sweep_cases import CASES
+
+AREA = "experiment_sweep"
+
+
+def _close(name: str) -> None:
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(expected)
+    for key, want in expected.items():
+        np.testing.assert_allclose(actual[key], want, rtol=1e-6, atol=1e-7, err_msg=key)
+
+
+def test_a_print_in_a_cond_branch_passes_its_gradient_through() -> None:
+    _close("gradient_through_print_in_a_cond_branch")
