@@ -53,3 +53,25 @@ def gradient_through_print_in_a_cond_branch(tf):
             for name, g in sorted(got["grads"].items()):
                 out[name + "_" + tag] = g.tolist()
     return out
+
+
+@case
+def queue_runner_thread_names(tf):
+    """The threads start_queue_runners starts are named after the queue and its enqueue op
+    (and one per runner that closes the queue on stop); an uncaught error in one shows the
+    name in Python's "Exception in thread ..." line."""
+    ranges = tf.train.range_input_producer(limit=10, num_epochs=1, shuffle=False)
+    number = ranges.dequeue()
+    tf.train.batch_join([[number]] * 2, batch_size=2)
+    q = tf.FIFOQueue(4, [tf.int32], name="plain")
+    runner = tf.train.QueueRunner(q, [q.enqueue([1]), q.enqueue([2])])
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        names = [t.name for t in threads]
+        no_coord = runner.create_threads(sess, daemon=True)
+        plain = [t.name for t in no_coord]
+        coord.request_stop()
+        coord.join(threads)
+    return {"with_coordinator": names, "without_coordinator": plain}

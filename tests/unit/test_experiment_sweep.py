@@ -21,3 +21,8 @@ def _close(name: str) -> None:
 
 def test_a_print_in_a_cond_branch_passes_its_gradient_through() -> None:
     _close("gradient_through_print_in_a_cond_branch")
+
+
+def test_queue_runner_threads_are_named_after_queue_and_enqueue_op() -> None:
+    name = "queue_runner_thread_names"
+    reference.assert_case_equal(AREA, name, CASES[name](tf))
