@@ -75,3 +75,40 @@ def queue_runner_thread_names(tf):
         coord.request_stop()
         coord.join(threads)
     return {"with_coordinator": names, "without_coordinator": plain}
+
+
+def _closed_queue_name(tf, sess, queue):
+    """The queue's resource name, as the error of a dequeue from it once closed gives it."""
+    sess.run(queue.close())
+    try:
+        sess.run(queue.dequeue())
+    except tf.errors.OutOfRangeError as e:
+        return e.message.split("'")[1]
+    return None
+
+
+def _relative(names):
+    """`_<id>_<node>` names with ids counted from the first one's."""
+    parts = [name[1:].split("_", 1) for name in names]
+    first = int(parts[0][0])
+    return ["_%d_%s" % (int(i) - first, rest) for i, rest in parts]  # noqa: UP031
+
+
+@case
+def private_queue_names_across_sessions(tf):
+    """A queue without a shared_name is named `_<id>_<node name>` with the id from one counter
+    for the whole process: it keeps counting across sessions and graphs (and readers,
+    which are resources of the same kind, take numbers from it too)."""
+    names = []
+    for _ in range(2):
+        with tf.Graph().as_default():
+            q = tf.FIFOQueue(3, [tf.int32], name="first")
+            shuffle = tf.RandomShuffleQueue(3, 0, [tf.int32], name="shuffled")
+            reader = tf.TextLineReader(name="lines")
+            with tf.Session() as sess:
+                sess.run(reader.num_records_produced())
+                names.append(_closed_queue_name(tf, sess, shuffle))
+                names.append(_closed_queue_name(tf, sess, q))
+            with tf.Session() as sess:
+                names.append(_closed_queue_name(tf, sess, q))
+    return {"names": _relative(names)}

@@ -26,3 +26,8 @@ def test_a_print_in_a_cond_branch_passes_its_gradient_through() -> None:
 def test_queue_runner_threads_are_named_after_queue_and_enqueue_op() -> None:
     name = "queue_runner_thread_names"
     reference.assert_case_equal(AREA, name, CASES[name](tf))
+
+
+def test_private_queue_ids_count_across_sessions_and_graphs() -> None:
+    name = "private_queue_names_across_sessions"
+    reference.assert_case_equal(AREA, name, CASES[name](tf))
