@@ -112,3 +112,35 @@ def private_queue_names_across_sessions(tf):
             with tf.Session() as sess:
                 names.append(_closed_queue_name(tf, sess, q))
     return {"names": _relative(names)}
+
+
+def _timed_out(tf, sess, fetch, **kwargs):
+    try:
+        sess.run(fetch, **kwargs)
+    except tf.errors.DeadlineExceededError as e:
+        return {"class": type(e).__name__, "message": e.message, "op_is_none": e.op is None}
+    return None
+
+
+@case
+def step_timeouts_name_no_node(tf):
+    """A step that runs past operation_timeout_in_ms (or RunOptions.timeout_in_ms) while an
+    op blocks (a dequeue from an empty queue, a reader waiting for a file name) fails with
+    the session's DeadlineExceededError naming no node: "Timed out waiting for notification"
+    in a local session, "Operation timed out." in a server's; the session runs on."""
+    q = tf.FIFOQueue(3, [tf.int32], name="q")
+    x = q.dequeue(name="deq")
+    files = tf.FIFOQueue(3, [tf.string], name="files")
+    _, line = tf.TextLineReader(name="lines").read(files)
+    out = {}
+    server = tf.train.Server.create_local_server()
+    for kind, target in (("local", ""), ("server", server.target)):
+        config = tf.ConfigProto(operation_timeout_in_ms=300)
+        with tf.Session(target, config=config) as sess:
+            out[kind + "_config"] = _timed_out(tf, sess, x)
+            options = tf.RunOptions(timeout_in_ms=200)
+            out[kind + "_options"] = _timed_out(tf, sess, x, options=options)
+            out[kind + "_reader"] = _timed_out(tf, sess, line)
+            sess.run(q.enqueue(7))
+            out[kind + "_after"] = int(sess.run(x))
+    return out

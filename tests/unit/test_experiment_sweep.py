@@ -31,3 +31,8 @@ def test_queue_runner_threads_are_named_after_queue_and_enqueue_op() -> None:
 def test_private_queue_ids_count_across_sessions_and_graphs() -> None:
     name = "private_queue_names_across_sessions"
     reference.assert_case_equal(AREA, name, CASES[name](tf))
+
+
+def test_a_step_past_its_timeout_fails_as_the_session_not_a_node() -> None:
+    name = "step_timeouts_name_no_node"
+    reference.assert_case_equal(AREA, name, CASES[name](tf))
