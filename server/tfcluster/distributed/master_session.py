@@ -359,7 +359,7 @@ class MasterSession:
         finally:
             self._release(in_use)
 
-    def _step_timed_out(self) -> errors.DeadlineExceededError:
+    def _step_timed_out(self) -> errors.OpError:
         """The error of a step that ran past its operation_timeout_in_ms / timeout_in_ms, as
         TF's session gives it: no node named, whichever op was waiting (a local session's
         "Timed out waiting for notification", a server's master's "Operation timed out.")."""
