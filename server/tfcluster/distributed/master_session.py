@@ -352,10 +352,10 @@ class MasterSession:
         in_use: list[_Plan] = []
         try:
             return self._run_plan(plan, signature, feeds, relay, trace, deadline, in_use)
-        except errors.DeadlineExceededError as e:
+        except errors.DeadlineExceededError:
             if deadline is None or time.monotonic() < deadline:
                 raise
-            raise self._step_timed_out() from e
+            raise self._step_timed_out() from None
         finally:
             self._release(in_use)
 
