@@ -5,6 +5,13 @@ tests/unit/test_experiment_sweep.py. Python 3.7 code."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
 try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
     from tf_reference.case_tools import registrar
 except ImportError:
@@ -144,3 +151,72 @@ def step_timeouts_name_no_node(tf):
             sess.run(q.enqueue(7))
             out[kind + "_after"] = int(sess.run(x))
     return out
+
+
+_SUMMARY_READS = """import json, os
+import %s as tf
+path = os.path.join(os.getcwd(), "events")
+writer = tf.summary.FileWriter(path)
+writer.add_summary(tf.Summary(value=[tf.Summary.Value(tag="loss", simple_value=0.5)]), 3)
+writer.close()
+(name,) = os.listdir(path)
+events = tf.train.summary_iterator(os.path.join(path, name))
+steps = [(e.step, [v.tag for v in e.summary.value]) for e in events]
+records = len(list(tf.python_io.tf_record_iterator(os.path.join(path, name))))
+print(json.dumps({"steps": steps, "records": records}))
+"""
+
+_FROM = re.compile(r"^WARNING:tensorflow:From (.*?):\d+: ")
+
+
+def _tf_record_warnings(stderr):
+    """The warning records naming tf_record_iterator: [whose (the program's or a library
+    file's), the record as printed without its From part]."""
+    records = []
+    for line in stderr.splitlines():
+        if line.startswith("WARNING:"):
+            records.append([line])
+        elif records and line.strip():
+            records[-1].append(line)
+    out = []
+    for lines in records:
+        text = "\n".join(lines)
+        match = _FROM.match(text)
+        if match is None or "tf_record_iterator" not in text:
+            continue
+        whose = "program" if match.group(1) == "<string>" else "library"
+        out.append([whose, text[match.end() :]])
+    return out
+
+
+def _module_name(tf):
+    """The name a program imports `tf` by (TF 1.15's module calls itself tensorflow_core...)."""
+    return "tfcluster" if tf.__name__.startswith("tfcluster") else "tensorflow"
+
+
+@case
+def summary_iterator_announces_tf_record_iterator(tf):
+    """tf.train.summary_iterator (which an early-stopping hook and BestExporter use to read
+    the evaluation events) reads the file with the deprecated tf_record_iterator: its first
+    read prints that function's deprecation warning, and the program's own later call of
+    tf.python_io.tf_record_iterator prints none. Run as a program of its own (a warning is
+    printed once per process)."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+    paths = env.get("PYTHONPATH", "").split(os.pathsep)  # made absolute: cwd changes
+    env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in paths if p)
+    # Not under /tmp: TF 1.15's reference install lives there and will not import from it.
+    with tempfile.TemporaryDirectory(dir=os.path.expanduser("~")) as tmp:
+        done = subprocess.run(
+            [sys.executable, "-c", _SUMMARY_READS % _module_name(tf)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+            cwd=tmp,
+        )
+    return {
+        "rc": done.returncode,
+        "stdout": json.loads(done.stdout) if done.returncode == 0 else done.stderr[-2000:],
+        "warnings": _tf_record_warnings(done.stderr),
+    }

@@ -36,3 +36,8 @@ def test_private_queue_ids_count_across_sessions_and_graphs() -> None:
 def test_a_step_past_its_timeout_fails_as_the_session_not_a_node() -> None:
     name = "step_timeouts_name_no_node"
     reference.assert_case_equal(AREA, name, CASES[name](tf))
+
+
+def test_summary_iterator_announces_tf_record_iterator_once() -> None:
+    name = "summary_iterator_announces_tf_record_iterator"
+    reference.assert_case_equal(AREA, name, CASES[name](tf))

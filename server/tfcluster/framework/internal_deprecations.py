@@ -59,6 +59,9 @@ SPARSE_MERGE = ("sparse_merge", "tensorflow.python.ops.sparse_ops")
 TO_FLOAT = ("to_float", "tensorflow.python.ops.math_ops")
 BUILD_TENSOR_INFO = ("build_tensor_info", "tensorflow.python.saved_model.utils_impl")
 EXTRACT_SUB_GRAPH = ("extract_sub_graph", "tensorflow.python.framework.graph_util_impl")
+# tf.train.summary_iterator (hence an early-stopping hook's and BestExporter's reads of the
+# evaluation events) reads the event file with tf_record_iterator.
+TF_RECORD_ITERATOR = ("tf_record_iterator", "tensorflow.python.lib.io.tf_record")
 # Queue-based input: what TF's input producers, batching and sessions call.
 _INPUT = "tensorflow.python.training.input"
 _QUEUE_RUNNERS = "tensorflow.python.training.queue_runner_impl"
