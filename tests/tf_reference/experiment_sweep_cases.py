@@ -220,3 +220,40 @@ def summary_iterator_announces_tf_record_iterator(tf):
         "stdout": json.loads(done.stdout) if done.returncode == 0 else done.stderr[-2000:],
         "warnings": _tf_record_warnings(done.stderr),
     }
+
+
+@case
+def resource_variable_ops_module(tf):
+    """`from tensorflow.python.ops import resource_variable_ops`: its ResourceVariable is a
+    tf.Variable that is_resource_variable tells from a reference variable, and its op
+    wrappers (var_handle_op, assign_variable_op, assign_add_variable_op, read_variable_op,
+    resource_gather, var_is_initialized_op, variable_shape) take TF's positional
+    arguments."""
+    import importlib
+
+    rvo = importlib.import_module(_module_name(tf) + ".python.ops.resource_variable_ops")
+    v = rvo.ResourceVariable([[1.0, 2.0], [3.0, 4.0]], name="rv")
+    ref = tf.Variable(1.0, name="ref")
+    handle = rvo.var_handle_op(tf.float32, [3], shared_name="h")
+    init = rvo.var_is_initialized_op(handle)
+    assign = rvo.assign_variable_op(handle, tf.constant([1.0, 2.0, 3.0]))
+    with tf.control_dependencies([assign]):
+        add = rvo.assign_add_variable_op(handle, tf.constant([10.0, 10.0, 10.0]))
+    with tf.control_dependencies([add]):
+        read = rvo.read_variable_op(handle, tf.float32)
+    gathered = rvo.resource_gather(v.handle, [1, 0], tf.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        before = bool(sess.run(init))
+        out = {
+            "read": sess.run(read).tolist(),
+            "initialized_before": before,
+            "initialized_after": bool(sess.run(init)),
+            "gathered": sess.run(gathered).tolist(),
+            "shape": sess.run(rvo.variable_shape(v.handle)).tolist(),
+            "value": sess.run(v).tolist(),
+        }
+    out["is_variable"] = isinstance(v, tf.Variable)
+    out["is_resource"] = [rvo.is_resource_variable(v), rvo.is_resource_variable(ref)]
+    out["names"] = [v.name, read.op.type, gathered.op.type]
+    return out

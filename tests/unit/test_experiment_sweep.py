@@ -4,6 +4,7 @@ pipelines) against TF 1.15's recorded answers (tests/tf_reference/record_experim
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import tfcluster as tf
 from tf_reference import reference
 from tf_reference.experiment_sweep_cases import CASES
@@ -41,3 +42,17 @@ def test_a_step_past_its_timeout_fails_as_the_session_not_a_node() -> None:
 def test_summary_iterator_announces_tf_record_iterator_once() -> None:
     name = "summary_iterator_announces_tf_record_iterator"
     reference.assert_case_equal(AREA, name, CASES[name](tf))
+
+
+def test_resource_variable_ops_module_by_path() -> None:
+    name = "resource_variable_ops_module"
+    reference.assert_case_equal(AREA, name, CASES[name](tf))
+
+
+def test_resource_variable_ops_module_names_what_it_lacks() -> None:
+    from tfcluster.python.ops import resource_variable_ops
+
+    with pytest.raises(
+        tf.errors.UnimplementedError, match=r"resource_variable_ops\.variable_accessed"
+    ):
+        resource_variable_ops.variable_accessed  # noqa: B018
