@@ -84,6 +84,44 @@ def queue_runner_thread_names(tf):
     return {"with_coordinator": names, "without_coordinator": plain}
 
 
+@case
+def gradient_through_print_nested_in_a_cond(tf):
+    """A tf.Print inside a cond or a while_loop that is itself inside a cond branch: the
+    gradient passes through the Print at every depth (TF differentiates its Switch/Merge
+    form); a py_func's output in a branch gets none."""
+    x = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    nested = tf.cond(
+        p,
+        lambda: tf.cond(p, lambda: tf.Print(x * x, [x], "inner "), lambda: x),
+        lambda: x * 3.0,
+    )
+
+    def body(i, a):
+        return i + 1, tf.Print(a * x, [i], "step ")
+
+    looped = tf.cond(
+        p,
+        lambda: tf.while_loop(lambda i, a: i < 2, body, [0, tf.ones_like(x)])[1],
+        lambda: x,
+    )
+    py = tf.cond(p, lambda: tf.py_func(lambda v: v * 2, [x], tf.float32) + x, lambda: x)
+    fetches = {
+        "nested": nested,
+        "looped": looped,
+        "d_nested": tf.gradients(nested, x)[0],
+        "d_looped": tf.gradients(looped, x)[0],
+        "d_py": tf.gradients(py, x)[0],
+    }
+    out = {}
+    with tf.Session() as sess:
+        for flag in (True, False):
+            got = sess.run(fetches, {p: flag})
+            for name, value in sorted(got.items()):
+                out[name + "_" + str(flag)] = value.tolist()
+    return out
+
+
 def _closed_queue_name(tf, sess, queue):
     """The queue's resource name, as the error of a dequeue from it once closed gives it."""
     sess.run(queue.close())

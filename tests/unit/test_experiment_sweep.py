@@ -56,3 +56,7 @@ def test_resource_variable_ops_module_names_what_it_lacks() -> None:
         tf.errors.UnimplementedError, match=r"resource_variable_ops\.variable_accessed"
     ):
         resource_variable_ops.variable_accessed  # noqa: B018
+
+
+def test_a_print_nested_in_a_cond_passes_its_gradient_through() -> None:
+    _close("gradient_through_print_nested_in_a_cond")
