@@ -351,36 +351,65 @@ class MasterSession:
                 plan.users += 1
         in_use: list[_Plan] = []
         try:
-            if plan is None:
-                plan = self._make_plan(signature, deadline)
-            in_use.append(plan)
-            values = self._feed_values(plan, signature[0], feeds, relay, trace)
-            try:
-                return self._attempt_after_restarts(plan, values, relay, trace, deadline)
-            except errors.AbortedError as e:
-                if GRAPH_HANDLE_NOT_FOUND not in e.message:
-                    raise
-                # A task restarted and lost this session's graphs: they are registered again
-                # on the next plan. A one-partition step failed before running anything, so it
-                # runs once more now; a larger one may have run in part, and relayed feeds were
-                # consumed by the attempt: then the caller decides.
-                self._forget_incarnations(plan)
-                self.invalidate_plans()
-                if len(plan.parts) > 1:
-                    raise errors.AbortedError(
-                        None,
-                        None,
-                        f"{e.message}. A task of the cluster restarted since this session "
-                        "registered its graphs; they are registered again on the next run.",
-                    ) from e
-                if not isinstance(values, list):
-                    raise
-                plan = self._make_plan(signature, deadline)
-                in_use.append(plan)
-                plan.restarted_tasks = tuple(p.task for p in plan.parts)
-                return self._attempt_after_restarts(plan, values, relay, trace, deadline)
+            return self._run_plan(plan, signature, feeds, relay, trace, deadline, in_use)
+        except errors.DeadlineExceededError:
+            if deadline is None or time.monotonic() < deadline:
+                raise
+            raise self._step_timed_out() from None
         finally:
             self._release(in_use)
+
+    def _step_timed_out(self) -> errors.OpError:
+        """The error of a step that ran past its operation_timeout_in_ms / timeout_in_ms, as
+        TF's session gives it: no node named, whichever op was waiting (a local session's
+        "Timed out waiting for notification", a server's master's "Operation timed out.")."""
+        message = (
+            "Operation timed out."
+            if self._names_failing_tasks
+            else "Timed out waiting for notification"
+        )
+        return errors.DeadlineExceededError(None, None, message)
+
+    def _run_plan(
+        self,
+        plan: _Plan | None,
+        signature: _Signature,
+        feeds: Mapping[str, Any],
+        relay: StepRelay | None,
+        trace: bool,
+        deadline: float | None,
+        in_use: list[_Plan],
+    ) -> tuple[list[Any] | ForwardedTensors, step_stats_pb2.StepStats | None]:
+        """The step of `signature` by its plan (made now when None), the plans it used
+        added to `in_use`."""
+        if plan is None:
+            plan = self._make_plan(signature, deadline)
+        in_use.append(plan)
+        values = self._feed_values(plan, signature[0], feeds, relay, trace)
+        try:
+            return self._attempt_after_restarts(plan, values, relay, trace, deadline)
+        except errors.AbortedError as e:
+            if GRAPH_HANDLE_NOT_FOUND not in e.message:
+                raise
+            # A task restarted and lost this session's graphs: they are registered again
+            # on the next plan. A one-partition step failed before running anything, so it
+            # runs once more now; a larger one may have run in part, and relayed feeds were
+            # consumed by the attempt: then the caller decides.
+            self._forget_incarnations(plan)
+            self.invalidate_plans()
+            if len(plan.parts) > 1:
+                raise errors.AbortedError(
+                    None,
+                    None,
+                    f"{e.message}. A task of the cluster restarted since this session "
+                    "registered its graphs; they are registered again on the next run.",
+                ) from e
+            if not isinstance(values, list):
+                raise
+            plan = self._make_plan(signature, deadline)
+            in_use.append(plan)
+            plan.restarted_tasks = tuple(p.task for p in plan.parts)
+            return self._attempt_after_restarts(plan, values, relay, trace, deadline)
 
     def _attempt_after_restarts(
         self,

@@ -20,6 +20,7 @@ from typing import Any
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.func_graph import (
     ACCUMULATE_ATTR,
+    GRAPH_DEF_ATTR,
     SLICED_CAPTURES_ATTR,
     FuncGraph,
     FunctionBody,
@@ -46,7 +47,7 @@ from tfcluster.ops import (
     resource_variable_ops,
 )
 from tfcluster.ops.tensor_array_ops import TensorArray
-from tfcluster.protos import node_def_pb2
+from tfcluster.protos import graph_pb2, node_def_pb2
 
 
 def _differentiable(t: Tensor) -> bool:
@@ -103,6 +104,75 @@ def _gradients(ys: list[Tensor], xs: list[Tensor], grad_ys: list[Tensor]) -> lis
 
 
 # ---- If -----------------------------------------------------------------------------------
+# Stateful ops whose output is their first input and whose gradient passes straight to it.
+_PASS_THROUGH_OPS = ("Print",)
+# Marks such an op rewritten as an Identity inside a cond or loop body (the body's exports
+# of it, made when it was stateful, are not reused by gradients at any depth).
+_PASSED_THROUGH_ATTR = "_passed_through"
+# Functional ops made stateful by what their bodies hold, the form without state, the bodies.
+_FUNCTIONAL_FORMS = {
+    "If": ("StatelessIf", ("then_branch", "else_branch")),
+    "While": ("StatelessWhile", ("cond", "body")),
+}
+
+
+def _stateful(nd: node_def_pb2.NodeDef) -> bool:
+    op_def = op_def_registry.lookup(nd.op)
+    return op_def is not None and op_def.stateful
+
+
+def _passing_through(graph_def: graph_pb2.GraphDef) -> set[str]:
+    """Rewrites `graph_def` in place: each tf.Print an Identity of its input, and an If or
+    While whose bodies then hold no stateful op its stateless form (bodies rewritten the same
+    way); the names of the rewritten nodes."""
+    names: set[str] = set()
+    for nd in graph_def.node:
+        if nd.op in _PASS_THROUGH_OPS:
+            first = next(r for r in nd.input if not r.startswith("^"))
+            nd.op = "Identity"
+            del nd.input[:]
+            nd.input.append(first)
+            for key in [k for k in nd.attr if k != "T"]:
+                del nd.attr[key]
+            nd.attr[_PASSED_THROUGH_ATTR].b = True
+            names.add(nd.name)
+        elif _PASSED_THROUGH_ATTR in nd.attr:
+            names.add(nd.name)
+        elif nd.op in _FUNCTIONAL_FORMS:
+            stateless, keys = _FUNCTIONAL_FORMS[nd.op]
+            funcs = [nd.attr[key].func for key in keys if key in nd.attr]
+            if len(funcs) != len(keys) or any(GRAPH_DEF_ATTR not in f.attr for f in funcs):
+                continue
+            bodies = [graph_pb2.GraphDef.FromString(f.attr[GRAPH_DEF_ATTR].s) for f in funcs]
+            if not any([_passing_through(b) for b in bodies]):
+                continue
+            if any(_stateful(n) for b in bodies for n in b.node):
+                continue
+            for func, body in zip(funcs, bodies):
+                func.attr[GRAPH_DEF_ATTR].s = body.SerializeToString()
+            nd.op = stateless
+            names.add(nd.name)
+    return names
+
+
+def _pass_through_as_identities(body: FunctionBody) -> tuple[FunctionBody, set[str]]:
+    """The body with each tf.Print an Identity of its input (so a gradient branch recomputes
+    the printed value from the branch's inputs and differentiates through it, as TF1's Print
+    gradient does, without printing again), a cond or while_loop inside it whose only state
+    was such Prints made stateless the same way, and the names of those nodes."""
+    if not any(
+        nd.op in _PASS_THROUGH_OPS or nd.op in _FUNCTIONAL_FORMS or _PASSED_THROUGH_ATTR in nd.attr
+        for nd in body.graph_def.node
+    ):
+        return body, set()
+    graph_def = graph_pb2.GraphDef()
+    graph_def.CopyFrom(body.graph_def)
+    names = _passing_through(graph_def)
+    if not names:
+        return body, names
+    return dataclasses.replace(body, graph_def=graph_def), names
+
+
 def _if_grad_branch(
     name: str,
     body: FunctionBody,
@@ -127,7 +197,12 @@ def _if_grad_branch(
             fg.add_arg(t.dtype.base_dtype, t.shape, f"export_{k}") for k, t in enumerate(exported)
         ]
         dy_args = [fg.add_arg(t.dtype.base_dtype, t.shape, f"dy_{k}") for k, t in enumerate(dys)]
-        replacements = {body.exports[k]: exp_args[j] for k, j in enumerate(my_exports)}
+        body, identities = _pass_through_as_identities(body)
+        replacements = {
+            body.exports[k]: exp_args[j]
+            for k, j in enumerate(my_exports)
+            if body.exports[k].rpartition(":")[0] not in identities
+        }
         ys = _inline_pure(body, args, replacements, out_idx, what)
         xs = [a for i in diff_idx if (a := args[i]) is not None]
         # TensorArray reads are exported (a second read of a cleared element fails): their

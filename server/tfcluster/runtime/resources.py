@@ -11,6 +11,9 @@ import numpy as np
 from tfcluster.framework import errors
 
 DEFAULT_CONTAINER = ""
+# TF numbers a kernel's private resources (`_<id>_<node>`) from one counter for the whole
+# process, across sessions and workers.
+_PRIVATE_IDS = itertools.count()
 
 
 class VariableRef:
@@ -62,11 +65,10 @@ class ResourceMgr:
         self._containers: dict[str, dict[str, Any]] = {}
         # Bumped by cleanup so sessions holding old resources can notice they are gone.
         self.generation = 0
-        self._ids = itertools.count()
 
     def unique_id(self) -> int:
         """A fresh number for a resource private to one kernel (TF names it `_<id>_<node>`)."""
-        return next(self._ids)
+        return next(_PRIVATE_IDS)
 
     def lookup_or_create(self, container: str, name: str, factory: Any) -> Any:
         c = self._containers.get(container)

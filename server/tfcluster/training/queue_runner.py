@@ -169,13 +169,25 @@ class QueueRunner:
                 return []
             self._runs_per_session[sess] = len(self._enqueue_ops)
             self._exceptions_raised = []
+        # TF names each thread after the queue and its enqueue op (an uncaught error's
+        # "Exception in thread ..." line shows it).
         threads = [
-            threading.Thread(target=self._run, args=(sess, op, coord), daemon=daemon)
+            threading.Thread(
+                target=self._run,
+                args=(sess, op, coord),
+                name=f"QueueRunnerThread-{self.name}-{op.name}",
+                daemon=daemon,
+            )
             for op in self._enqueue_ops
         ]
         if coord is not None:
             threads.append(
-                threading.Thread(target=self._close_on_stop, args=(sess, coord), daemon=daemon)
+                threading.Thread(
+                    target=self._close_on_stop,
+                    args=(sess, coord),
+                    name=f"QueueRunnerThread-{self.name}-close_on_stop",
+                    daemon=daemon,
+                )
             )
         for t in threads:
             if coord is not None:
