@@ -20,7 +20,8 @@ blocked GEMM, and that routine's order is simple enough to repeat:
 BLAS (numpy) sums in another order, so the linear models of TF1 tutorials (a weight vector's
 gradient is such a product) drift from TF in the last bits after a few steps. Other shapes stay
 BLAS's: TF's blocked GEMM for them is not repeated here; so do products of more than MAX_WORK
-multiply-adds (a few passes over the terms in numpy cost ~5-10x BLAS's time).
+multiply-adds (a few passes over the terms in numpy cost ~5-10x BLAS's time), and row-major
+ones of more than MAX_ROW_MAJOR_WORK.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ _BLOCK_FROM = 128
 # Products of more multiply-adds than this go to BLAS: a matrix-vector product here takes a few
 # passes over its terms (~10x BLAS's time), bounded at a few milliseconds.
 MAX_WORK = 1 << 21
+# The row-major form (a transposed weight matrix times one row: the input gradient of a
+# batch-1 training step; a one-unit dense layer) costs ~1 ns a multiply-add on one core, 3-4x
+# BLAS's: it keeps TF's order up to a quarter of a million (a linear model's products, its
+# gradients), beyond that BLAS's time (an LSTM's 2048x513 input gradient every step).
+MAX_ROW_MAJOR_WORK = 1 << 18
 _PACKET_BYTES = 32
 # Matrix-vector products of at least this many terms go chunk by chunk, on every core
 # (_col_major_in_chunks), in chunks of terms of about _CHUNK_BYTES.
@@ -176,6 +182,9 @@ def matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool) -
     n = b.shape[0] if transpose_b else b.shape[1]
     depth = b.shape[1] if transpose_b else b.shape[0]
     if depth == 0 or m == 0 or n == 0 or depth * m * n > MAX_WORK:
+        return None
+    row_major = (m == 1 and transpose_b) or (n == 1 and m != 1 and not transpose_a)
+    if row_major and depth * m * n > MAX_ROW_MAJOR_WORK:
         return None
     if m == 1:
         vec = a.reshape(-1)

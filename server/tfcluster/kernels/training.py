@@ -175,10 +175,53 @@ def apply_adagrad(node: Any, xp: Any) -> Compute:
     return _apply_kernel(node, xp, 2, fn)
 
 
+def _rms_prop_in_blocks(
+    var: np.ndarray, ms: np.ndarray, mom: np.ndarray, scalars: list[Any], g: np.ndarray
+) -> None:
+    """The RMSProp update of a large float32 variable in place, block by cache-sized block
+    (every temporary stays in the cache, where whole-tensor temporaries each go to memory and
+    back), the blocks shared between the cores: the same operations element by element as
+    the one-pass update, and the same square roots (Eigen's packets, the tensor's last
+    size % 8 values exactly), so the same values."""
+    lr, rho, momentum, eps = scalars
+    v, s, m, d = var.reshape(-1), ms.reshape(-1), mom.reshape(-1), g.reshape(-1)
+    size = v.size
+    keep = 1 - rho
+
+    def blocks(rows: slice) -> None:
+        start, stop = rows.start * _UPDATE_BLOCK, min(rows.stop * _UPDATE_BLOCK, size)
+        for a in range(start, stop, _UPDATE_BLOCK):
+            b = min(a + _UPDATE_BLOCK, stop)
+            grad, sq = d[a:b], s[a:b]
+            t = grad * grad
+            t -= sq
+            t *= keep
+            sq += t  # ms + (g * g - ms) * (1 - rho)
+            np.add(sq, eps, out=t)
+            # Blocks start at multiples of 8: only the last has the tensor's exact tail.
+            root = _eigen_psqrt.sqrt_in_blocks(t, [(0, b - a)])
+            np.multiply(lr, grad, out=t)
+            t /= root  # lr * g / sqrt(ms + eps)
+            mm = m[a:b]
+            mm *= momentum
+            mm += t
+            v[a:b] -= mm
+
+    over_batch(np, -(-size // _UPDATE_BLOCK), 4 * var.nbytes, blocks, blas=False)
+
+
 @kernel("ApplyRMSProp")
 def apply_rms_prop(node: Any, xp: Any) -> Compute:
     def fn(olds: list[Any], o: list[Any]) -> list[Any]:
         (var, ms, mom), (lr, rho, momentum, eps, g) = olds, o
+        if (
+            xp is np
+            and var.dtype == np.float32
+            and var.size >= _BLOCKED_FROM
+            and all(a.flags.c_contiguous for a in (var, ms, mom, g))
+        ):
+            _rms_prop_in_blocks(var, ms, mom, [lr, rho, momentum, eps], g)
+            return [var, ms, mom]
         ms = ms + (g * g - ms) * (1 - rho)
         mom = mom * momentum + lr * g / _eigen_psqrt.xp_sqrt(xp, ms + eps)
         return [var - mom, ms, mom]
