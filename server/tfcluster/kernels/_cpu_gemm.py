@@ -213,6 +213,12 @@ def matmul(a: np.ndarray, b: np.ndarray, blas_threads_from: int = BLAS_THREADS_F
     busy, where they spin against each other, passes more)."""
     m, k = a.shape
     n = b.shape[1]
+    if k == 1 and a.dtype == b.dtype:
+        # An outer product (a weight's gradient at batch 1): one rounded product per entry,
+        # BLAS's own values, without its slow path for a depth of one (3.5x the time).
+        out = np.multiply(a, b)
+        out += 0  # each product added to a zeroed accumulator, as BLAS's: no -0
+        return out
     work = m * k * n
     exact_order = a.dtype == np.float32 and k <= EXACT_DEPTH_UPTO
     if exact_order and b.size <= ROWS_COPY_UPTO and _transposed(b):
