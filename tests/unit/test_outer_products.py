@@ -1,6 +1,7 @@
 """A product of depth one (an outer product: a weight's gradient at batch 1) gives BLAS's
-values, one rounded product per entry added to zero, by a broadcast multiply (BLAS's path for a depth of
-one takes 3.5x the time): signed zeros, infinities and NaNs as BLAS gives them."""
+values, one rounded product per entry added to zero, by a broadcast multiply (BLAS's path
+for a depth of one takes 3.5x the time): signed zeros, infinities and NaNs as BLAS gives
+them."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from tfcluster.kernels import _cpu_gemm
 @pytest.mark.parametrize("m, n", [(1025, 2048), (3, 5), (64, 1)])
 def test_outer_product_gives_blas_values(dtype: type, m: int, n: int) -> None:
     rng = np.random.default_rng(m * n)
-    a = rng.standard_normal((m, 1)).astype(dtype)
-    b = rng.standard_normal((1, n)).astype(dtype)
+    a: np.ndarray = rng.standard_normal((m, 1)).astype(dtype)
+    b: np.ndarray = rng.standard_normal((1, n)).astype(dtype)
     a[0, 0] = -0.0
     if m > 2:
         a[1, 0], a[2, 0] = np.inf, np.nan
