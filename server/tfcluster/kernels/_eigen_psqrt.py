@@ -160,18 +160,28 @@ def tf_sqrt_float32(x: np.ndarray) -> np.ndarray:
 
 
 def sqrt_in_blocks(x: np.ndarray, blocks: list[tuple[int, int]]) -> np.ndarray:
-    """sqrt of float32 x where each [start, limit) of its flat values is an expression of its
-    own (a shard of a parallelFor): each block's whole packets by psqrt, its tail exactly."""
-    with np.errstate(invalid="ignore"):
-        out = np.sqrt(x)
+    """sqrt of float32 x where each [start, limit) of its flat values (in order, disjoint) is
+    an expression of its own (a shard of a parallelFor): each block's whole packets by psqrt,
+    its tail (and any value outside the blocks) exactly."""
     rsqrtps = table()
     if rsqrtps is None or x.dtype != np.float32:
-        return out
-    flat_in, flat_out = x.reshape(-1), out.reshape(-1)
+        with np.errstate(invalid="ignore"):
+            return np.sqrt(x)
+    flat_in = x.reshape(-1)
+    out = np.empty_like(x)
+    flat_out = out.reshape(-1)
+    covered = 0
     for start, limit in blocks:
         packed = start + (limit - start) // LANES * LANES
         if packed > start:
             flat_out[start:packed] = packet_sqrt(flat_in[start:packed], rsqrtps)
+        with np.errstate(invalid="ignore"):
+            # The values before the block and its tail (after its whole packets): exact.
+            np.sqrt(flat_in[covered:start], out=flat_out[covered:start])
+            np.sqrt(flat_in[packed:limit], out=flat_out[packed:limit])
+        covered = limit
+    with np.errstate(invalid="ignore"):
+        np.sqrt(flat_in[covered:], out=flat_out[covered:])
     return out
 
 
