@@ -32,10 +32,10 @@ def _one_pass(vec: np.ndarray, mat: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize(
     "depth, n, dtype",
     [
-        (3136, 512, np.float32),  # whole blocks, several chunks
+        (1568, 512, np.float32),  # whole blocks, several chunks
         (3137, 64, np.float32),  # a last block of one term
         (1000, 700, np.float64),
-        (200, 9000, np.float32),  # rows past 32000 bytes: blocks of 4
+        (128, 8100, np.float32),  # rows past 32000 bytes: blocks of 4
         (131, 4100, np.float64),
     ],
 )

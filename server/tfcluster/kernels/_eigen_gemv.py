@@ -37,8 +37,9 @@ _DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 _STRIDE_BYTES = 32000
 _BLOCK_FROM = 128
 # Products of more multiply-adds than this go to BLAS: a matrix-vector product here takes a few
-# passes over its terms (~10x BLAS's time), bounded at a few milliseconds.
-MAX_WORK = 1 << 21
+# passes over its terms (~3-5x BLAS's time), bounded at about a millisecond (a batch-1 forward
+# step through a large dense layer, a DQN's 3136x512 or an LSTM's, is BLAS's).
+MAX_WORK = 1 << 20
 # The row-major form (a transposed weight matrix times one row: the input gradient of a
 # batch-1 training step; a one-unit dense layer) costs ~1 ns a multiply-add on one core, 3-4x
 # BLAS's: it keeps TF's order up to a quarter of a million (a linear model's products, its
