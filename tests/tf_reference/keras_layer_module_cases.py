@@ -60,9 +60,10 @@ def a_module_holding_a_model(tf):
     }
 
 
-# A program walking Keras layers twice: TF's nest warns once per process on stderr that sets
-# (every Keras layer holds one) are not sequences.
-WALK_PROGRAM = """
+# Programs whose nest meets sets: TF warns once per process on stderr that sets (every Keras
+# layer holds one) are not sequences.
+PROGRAMS = {
+    "walk_warning": """
 import sys
 import {module} as tf
 print("walking", file=sys.stderr, flush=True)
@@ -71,11 +72,22 @@ model.submodules
 print("again", file=sys.stderr, flush=True)
 tf.keras.layers.Dense(1).submodules
 print("done", file=sys.stderr, flush=True)
-"""
+""",
+    "nest_warning": """
+import sys
+import {module} as tf
+print("walking", file=sys.stderr, flush=True)
+print(tf.nest.flatten({{1, 2}}), file=sys.stderr, flush=True)
+print("again", file=sys.stderr, flush=True)
+print(tf.nest.flatten([{{3}}, (4, 5)]), tf.nest.is_nested(frozenset()), file=sys.stderr)
+print("done", file=sys.stderr, flush=True)
+""",
+}
 
 
-def walk_warning_lines(python, module, env=None):
-    """The program's marks and TF's C++ log lines from util.cc (timestamps dropped)."""
+def warning_lines(python, module, name, env=None):
+    """The program's marks and printed lines, and TF's C++ log lines from util.cc
+    (timestamps dropped)."""
     import os
     import re
     import subprocess
@@ -83,7 +95,7 @@ def walk_warning_lines(python, module, env=None):
     env = dict(os.environ if env is None else env, PYTHONWARNINGS="ignore")
     env.pop("TF_CPP_MIN_LOG_LEVEL", None)
     out = subprocess.run(
-        [python, "-c", WALK_PROGRAM.format(module=module)],
+        [python, "-c", PROGRAMS[name].format(module=module)],
         capture_output=True,
         env=env,
         timeout=120,
@@ -94,6 +106,6 @@ def walk_warning_lines(python, module, env=None):
         m = re.match(r"^\d{4}-\d\d-\d\d [\d:.]+: ([IWEF]) (\S+)\] (.*)$", line)
         if m and "util.cc" in m.group(2):
             lines.append(" ".join(m.groups()))
-        elif line in ("walking", "again", "done"):
+        elif line in ("walking", "again", "done") or line.startswith("["):
             lines.append(line)
     return lines

@@ -10,11 +10,12 @@ import sys
 
 import tensorflow as tf
 from case_tools import record
-from keras_layer_module_cases import CASES, walk_warning_lines
+from keras_layer_module_cases import CASES, PROGRAMS, warning_lines
 from recorder import Recorder
 
 if not tf.__version__.startswith("1.15"):
     raise SystemExit("record_keras_layer_module.py records TensorFlow 1.15")
 rec = Recorder("keras_layer_module")
-rec.add("walk_warning", lines=walk_warning_lines(sys.executable, "tensorflow"))
+for name in sorted(PROGRAMS):
+    rec.add(name, lines=warning_lines(sys.executable, "tensorflow", name))
 record(rec, CASES, tf.compat.v1)

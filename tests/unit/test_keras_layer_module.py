@@ -18,17 +18,19 @@ def test_keras_layers_are_modules_as_in_tf(name: str) -> None:
     same(CASES[name](tf), reference.case(AREA, name), name)
 
 
-def test_walking_keras_layers_warns_once_as_tfs_nest_does() -> None:
+@pytest.mark.parametrize("name", ["walk_warning", "nest_warning"])
+def test_nest_warns_once_of_sets_as_tfs_does(name: str) -> None:
+    """Walking Keras layers, or tf.nest meeting a set: TF's once-per-process warning."""
     import os
     import sys
     from pathlib import Path
 
-    from tf_reference.keras_layer_module_cases import walk_warning_lines
+    from tf_reference.keras_layer_module_cases import warning_lines
 
     root = Path(__file__).resolve().parents[2]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(root / "server"), *filter(None, [env.get("PYTHONPATH")])]
     )
-    want = reference.case(AREA, "walk_warning")["lines"]
-    assert walk_warning_lines(sys.executable, "tfcluster", env) == want
+    want = reference.case(AREA, name)["lines"]
+    assert warning_lines(sys.executable, "tfcluster", name, env) == want

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tfcluster.framework.graph import name_scope
+from tfcluster.ops import nest
 from tfcluster.ops.variables import Variable
-from tfcluster.runtime import cpp_log
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 _VALID_IDENTIFIER = re.compile(r"^[a-zA-Z_]([a-zA-Z0-9_])*$")
@@ -164,7 +164,7 @@ def _flatten_module(
     if seen is None:
         seen = {id(module)}
     if module._walk_meets_a_set:
-        _warn_sets_are_not_sequences()
+        nest.warn_sets_are_not_sequences()
     module_dict = vars(module)
     submodules = []
     for key in sorted(module_dict, key=attribute_traversal_key):
@@ -191,12 +191,3 @@ def _flatten_module(
             module_path=submodule_path,
             seen=seen,
         )
-
-
-@functools.cache
-def _warn_sets_are_not_sequences() -> None:
-    cpp_log.warning(
-        "tensorflow/python/util/util.cc:299",
-        "Sets are not currently considered sequences, but this may change in the future, so "
-        "consider avoiding using them.\n",
-    )

@@ -6,20 +6,36 @@ RaggedTensor's flat values and row splits, outermost first)."""
 from __future__ import annotations
 
 import collections.abc
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.ops.ragged_tensor import RaggedTensor
+from tfcluster.runtime import cpp_log
 
 
 def is_nested(seq: Any) -> bool:
-    """Lists, tuples, mappings and mapping views; strings and sets are leaves (as in TF)."""
+    """Lists, tuples, mappings and mapping views; strings and sets are leaves (as in TF, whose
+    first look at a set warns, once per process, that sets are not sequences)."""
     if isinstance(seq, (collections.abc.Mapping, collections.abc.MappingView)):
         return True
     if isinstance(seq, (str, bytes, bytearray)):
         return False
+    if isinstance(seq, collections.abc.Set):
+        warn_sets_are_not_sequences()
+        return False
     return isinstance(seq, collections.abc.Sequence)
+
+
+@functools.cache
+def warn_sets_are_not_sequences() -> None:
+    """TF's util.cc warning, the first time its nest meets a set."""
+    cpp_log.warning(
+        "tensorflow/python/util/util.cc:299",
+        "Sets are not currently considered sequences, but this may change in the future, so "
+        "consider avoiding using them.\n",
+    )
 
 
 is_sequence = is_nested
