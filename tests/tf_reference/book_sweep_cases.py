@@ -1,0 +1,253 @@
+"""Behaviours that TF1 programs of deep-learning books (Keras models fed arrays of the wrong
+shape, hand-made losses fed mismatched logits and labels, queue-fed input pipelines with a
+graph seed) showed apart on tfcluster. Each case is `fn(tf) -> dict of plain values`, run on
+TF 1.15 by record_book_sweep.py and on tfcluster by tests/unit/test_book_sweep.py.
+Python 3.7 code."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
+    from tf_reference.case_tools import error
+except ImportError:
+    from case_tools import error
+
+_LOSSES = ("mse", "categorical_crossentropy", "mae", "sparse_categorical_crossentropy")
+# (input array shape, target array shape) against a model of input (None, 2), output (None, 1)
+_ARRAYS = (
+    ((10, 784), (10, 10)),
+    ((10, 2), (10, 10)),
+    ((10, 784), (10, 1)),
+    ((10, 2, 1), (10, 1)),
+    ((10,), (10, 1)),
+    ((10, 2), (10,)),
+    ((10, 2), (10, 1)),
+)
+_CALLS = ("fit", "evaluate", "train_on_batch", "test_on_batch", "predict", "predict_on_batch")
+
+
+def _call(model, call, x, y):
+    if call in ("predict", "predict_on_batch"):
+        return getattr(model, call)(x)
+    if call in ("fit", "evaluate"):
+        return getattr(model, call)(x, y, verbose=0)
+    return getattr(model, call)(x, y)
+
+
+def _outcome(fn):
+    failed = error(fn)
+    if failed is None:
+        return "ok"
+    return [failed["error"], failed["message"].split(" [[")[0]]
+
+
+def keras_array_shape_checks(tf):
+    """A Sequential model of input (None, 2) and one output, compiled with each loss, given
+    arrays of other shapes by each of fit, evaluate, predict and the *_on_batch calls: the
+    inputs are checked first ("Error when checking input: expected dense_input to have shape
+    (2,) but got array with shape (784,)", or its rank), a flat array counting as a column;
+    targets are not held to their output's shape, only mean squared error and the
+    cross-entropies compare dimensions; a sparse cross-entropy's labels fail in the kernel."""
+    keras = tf.keras
+    out = {}
+    for loss in _LOSSES:
+        with tf.Graph().as_default():
+            model = keras.Sequential(
+                [keras.layers.Dense(3, input_shape=(2,)), keras.layers.Dense(1)]
+            )
+            model.compile(loss=loss, optimizer="sgd")
+            for xs, ys in _ARRAYS:
+                x, y = np.zeros(xs, np.float32), np.zeros(ys, np.float32)
+                for call in _CALLS:
+                    key = f"{loss} {xs} {ys} {call}"
+                    out[key] = _outcome(lambda m=model, c=call, a=x, b=y: _call(m, c, a, b))
+    return out
+
+
+def keras_named_inputs_and_flat_arrays(tf):
+    """A two-input functional model: a wrong array is named by its input's name; a model of
+    input (None, 1) takes flat arrays as columns (its predictions' shape), one of input
+    (None,) refuses them (TF expands every flat array first)."""
+    keras = tf.keras
+    out = {}
+    with tf.Graph().as_default():
+        a = keras.Input(shape=(3,), name="left")
+        b = keras.Input(shape=(4, 2), name="right")
+        merged = keras.layers.concatenate([a, keras.layers.Flatten()(b)])
+        model = keras.Model([a, b], keras.layers.Dense(1)(merged))
+        model.compile(loss="mse", optimizer="sgd")
+        x_good = [np.zeros((5, 3), np.float32), np.zeros((5, 4, 2), np.float32)]
+        y = np.zeros((5, 1), np.float32)
+        out["good"] = _outcome(lambda: model.train_on_batch(x_good, y))
+        out["right_wrong"] = _outcome(
+            lambda: model.predict([x_good[0], np.zeros((5, 4, 3), np.float32)])
+        )
+        out["left_rank"] = _outcome(
+            lambda: model.evaluate([np.zeros((5, 3, 1), np.float32), x_good[1]], y, verbose=0)
+        )
+    with tf.Graph().as_default():
+        column = keras.Sequential([keras.layers.Dense(2, input_shape=(1,))])
+        column.compile(loss="mse", optimizer="sgd")
+        flat = np.arange(6, dtype=np.float32)
+        out["column_predict_shape"] = list(column.predict(flat).shape)
+        out["column_fit"] = _outcome(
+            lambda: column.fit(flat, np.zeros((6, 2), np.float32), verbose=0)
+        )
+    with tf.Graph().as_default():
+        inp = keras.Input(shape=())
+        scalar = keras.Model(inp, keras.layers.Lambda(lambda t: t * 2.0)(inp))
+        out["scalar_input_predict"] = _outcome(lambda: scalar.predict(np.zeros(4, np.float32)))
+    return out
+
+
+_KERNEL_CASES = {
+    "softmax_of_a_scalar": ("softmax", [np.float32(1)]),
+    "log_softmax_of_a_scalar": ("log_softmax", [np.float32(1)]),
+    "xent_mismatch": ("xent", [np.zeros((10, 3), np.float32), np.zeros((10, 2), np.float32)]),
+    "xent_3d": ("xent", [np.zeros((2, 3, 4), np.float32), np.zeros((2, 3, 4), np.float32)]),
+    "xent_broadcast_labels": (
+        "xent",
+        [
+            np.array([[1.0, 2.0, 0.5], [0.1, -1.0, 3.0]], np.float32),
+            np.array([[0.2, 0.3, 0.5]], np.float32),
+        ],
+    ),
+    "xent_broadcast_logits": (
+        "xent",
+        [
+            np.array([[1.0, 2.0, 0.5]], np.float32),
+            np.array([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]], np.float32),
+        ],
+    ),
+    "sparse_first_dimension": (
+        "sparse_static",
+        [np.zeros((10, 1), np.float32), np.zeros((100,), np.int32)],
+    ),
+    "bias_of_a_vector": ("bias", [np.zeros((3,), np.float32), np.zeros((3,), np.float32)]),
+    "bias_2d_biases": ("bias", [np.zeros((2, 3), np.float32), np.zeros((1, 3), np.float32)]),
+    "bias_too_many": ("bias", [np.zeros((2, 3), np.float32), np.zeros((4,), np.float32)]),
+    "bias_too_many_nchw": (
+        "bias_nchw",
+        [np.zeros((2, 3, 4, 5), np.float32), np.zeros((4,), np.float32)],
+    ),
+}
+
+
+def _kernel_graph(tf, kind, values):
+    """(output, {placeholder: value}) of one kernel fed values of unknown static shape (the
+    sparse case's ranks known, as a Keras loss's are)."""
+    if kind == "sparse_static":
+        logits = tf.placeholder(tf.float32, [None, values[0].shape[1]])
+        labels = tf.placeholder(tf.int32, [None])
+        # gen_nn_ops' op itself: the Python wrapper's checks of static shapes left out
+        op = tf.raw_ops.SparseSoftmaxCrossEntropyWithLogits(features=logits, labels=labels)
+        return op[0], {logits: values[0], labels: values[1]}
+    phs = [tf.placeholder(tf.as_dtype(v.dtype)) for v in values]
+    if kind == "softmax":
+        out = tf.nn.softmax(phs[0])
+    elif kind == "log_softmax":
+        out = tf.nn.log_softmax(phs[0])
+    elif kind == "xent":
+        out = tf.nn.softmax_cross_entropy_with_logits_v2(labels=phs[1], logits=phs[0])
+    elif kind == "bias":
+        out = tf.nn.bias_add(phs[0], phs[1])
+    else:
+        out = tf.nn.bias_add(phs[0], phs[1], data_format="NCHW")
+    return out, dict(zip(phs, values))
+
+
+def nn_kernel_shape_errors(tf):
+    """The InvalidArgumentErrors of Softmax, SoftmaxCrossEntropyWithLogits (whose logits and
+    labels broadcast, TF 1.15's kernel), the sparse one and BiasAdd, with TF's shapes written
+    [10,1]; and the broadcast losses' values."""
+    out = {}
+    for name, (kind, values) in sorted(_KERNEL_CASES.items()):
+        with tf.Graph().as_default():
+            output, feed = _kernel_graph(tf, kind, values)
+            with tf.Session() as sess:
+                failed = error(lambda o=output, f=feed: sess.run(o, f))
+                if failed is None:
+                    out[name] = np.asarray(sess.run(output, feed)).tolist()
+                else:
+                    out[name] = [failed["error"], failed["message"].split(" [[")[0]]
+    return out
+
+
+def _run_pending(sess, fetch, before, feeds_after, pause=0.3):
+    """Runs `before` (a list of (op, feed)), then `fetch` in a thread of its own; once that
+    waits, runs each of `feeds_after` ((op, feed)) a pause apart until the fetch returns.
+    [its value or error, how many of feeds_after ran]."""
+    for op, feed in before:
+        sess.run(op, feed)
+    box = {}
+
+    def fetch_it():
+        failed = error(lambda: box.setdefault("value", sess.run(fetch)))
+        if failed is not None:
+            box["value"] = [failed["error"], failed["message"].split(" [[")[0]]
+
+    thread = threading.Thread(target=fetch_it)
+    thread.start()
+    time.sleep(pause)
+    ran = 0
+    for op, feed in feeds_after:
+        if not thread.is_alive():
+            break
+        sess.run(op, feed)
+        ran += 1
+        time.sleep(pause)
+    thread.join(30)
+    value = box.get("value")
+    return [np.asarray(value).tolist() if not isinstance(value, list) else value, ran]
+
+
+def shuffle_queue_waiting_dequeue(tf):
+    """A seeded RandomShuffleQueue's dequeue_many waiting for elements takes each one as soon
+    as the queue holds more than min_after_dequeue (the enqueue that brought it hands it
+    over), so each pick is from a queue of the same size: a queue-fed input pipeline's first
+    batch (shuffle_batch's dequeue waits while its reader thread fills the queue). An
+    enqueue_many hands over its elements once all are in; a close before the batch is full
+    puts the taken elements back, last taken first."""
+    out = {}
+    with tf.Graph().as_default():
+        tf.set_random_seed(3)
+        q = tf.RandomShuffleQueue(20, 3, [tf.int32], shapes=[[]], seed=7)
+        x = tf.placeholder(tf.int32, [])
+        many = tf.placeholder(tf.int32, [None])
+        enqueue, enqueue_many = q.enqueue([x]), q.enqueue_many([many])
+        rest = q.dequeue_up_to(20)
+        with tf.Session() as sess:
+            first = [(enqueue, {x: i}) for i in range(3)]
+            singles = [(enqueue, {x: i}) for i in range(3, 13)]
+            out["one_by_one"] = _run_pending(sess, q.dequeue_many(4), first, singles)
+            out["one_by_one_size"] = int(sess.run(q.size()))
+            out["many_at_once"] = _run_pending(
+                sess, q.dequeue_many(4), [], [(enqueue_many, {many: list(range(20, 25))})]
+            )
+            left = int(sess.run(q.size())) - 3
+            drain = [(enqueue, {x: 100 + i}) for i in range(max(0, -left))]
+            if left > 0:
+                sess.run(q.dequeue_many(left))
+            for op, feed in drain:
+                sess.run(op, feed)
+            close = [(q.close(), None)]
+            out["closed_short"] = _run_pending(
+                sess,
+                q.dequeue_many(6),
+                [],
+                [(enqueue, {x: 50}), (enqueue, {x: 51}), *close],
+            )
+            out["after_close"] = np.asarray(sess.run(rest)).tolist()
+    return out
+
+
+CASES = {
+    "keras_array_shape_checks": keras_array_shape_checks,
+    "keras_named_inputs_and_flat_arrays": keras_named_inputs_and_flat_arrays,
+    "nn_kernel_shape_errors": nn_kernel_shape_errors,
+    "shuffle_queue_waiting_dequeue": shuffle_queue_waiting_dequeue,
+}

@@ -1,0 +1,44 @@
+"""Behaviours of TF1 programs from deep-learning books (Keras models given arrays of the wrong
+shape, kernels' shape errors, queue-fed input pipelines) against TF 1.15's recorded answers
+(tests/tf_reference/record_book_sweep.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.book_sweep_cases import CASES
+
+AREA = "book_sweep"
+
+
+def _same_outcomes(name: str) -> None:
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(expected)
+    for key, want in expected.items():
+        assert actual[key] == want, key
+
+
+def test_keras_checks_input_arrays_first_and_targets_only_for_key_losses() -> None:
+    _same_outcomes("keras_array_shape_checks")
+
+
+def test_keras_names_the_wrong_input_and_takes_flat_arrays_as_columns() -> None:
+    _same_outcomes("keras_named_inputs_and_flat_arrays")
+
+
+def test_softmax_cross_entropy_and_bias_add_errors_write_shapes_as_tf() -> None:
+    name = "nn_kernel_shape_errors"
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(expected)
+    for key, want in expected.items():
+        if want and isinstance(want[0], str):
+            assert actual[key] == want, key
+        else:
+            np.testing.assert_allclose(actual[key], want, rtol=1e-6, err_msg=key)
+
+
+def test_a_waiting_shuffle_dequeue_takes_each_element_as_it_comes() -> None:
+    _same_outcomes("shuffle_queue_waiting_dequeue")
