@@ -245,9 +245,60 @@ def shuffle_queue_waiting_dequeue(tf):
     return out
 
 
+def control_dependencies_and_feeds_of_other_graphs(tf):
+    """tf.control_dependencies takes graph elements of its own graph (an op's name too): a
+    tensor, op or variable of another graph is refused with ValueError "... is not an element
+    of this graph." (a Keras Model built on a tensor of a graph that clear_session left), an
+    int with TypeError; a feed_dict key that is not a tensor of the graph is TypeError "Cannot
+    interpret feed_dict key as Tensor: ..." whatever the reason, a fetch ValueError."""
+    out = {}
+    first = tf.Graph()
+    with first.as_default():
+        a = tf.constant(1.0, name="a")
+        v = tf.Variable(1.0, name="v")
+        old = tf.placeholder(tf.float32, [None, 2], name="old")
+    with tf.Graph().as_default():
+        b = tf.constant(2.0, name="b")
+        c = tf.placeholder(tf.float32, [None, 2], name="c")
+        for name, given in (
+            ("tensor", a),
+            ("op", a.op),
+            ("variable", v),
+            ("missing_name", "a"),
+            ("int", 3),
+            ("own_name", "b"),
+            ("own_tensor", c),
+        ):
+
+            def depend(given=given):
+                with tf.control_dependencies([given]):
+                    return tf.identity(b)
+
+            failed = error(depend)
+            if failed is None:
+                out["depends_on_" + name] = [op.name for op in depend().op.control_inputs]
+            else:
+                out["depends_on_" + name] = [failed["error"], failed["message"]]
+        out["keras_function_of_other_graph"] = _outcome(lambda: tf.keras.backend.function([], [a]))
+        with tf.Session() as sess:
+            runs = {
+                "fetch_other": lambda: sess.run(a, {c: np.ones((1, 2))}),
+                "feed_other": lambda: sess.run(c, {old: np.ones((1, 2))}),
+                "feed_missing_name": lambda: sess.run(c, {"zz:0": 1}),
+                "feed_op_name": lambda: sess.run(c, {"b": 1}),
+                "feed_int": lambda: sess.run(c, {3: 1}),
+            }
+            for name, run in sorted(runs.items()):
+                out[name] = _outcome(run)
+    return out
+
+
 CASES = {
     "keras_array_shape_checks": keras_array_shape_checks,
     "keras_named_inputs_and_flat_arrays": keras_named_inputs_and_flat_arrays,
     "nn_kernel_shape_errors": nn_kernel_shape_errors,
     "shuffle_queue_waiting_dequeue": shuffle_queue_waiting_dequeue,
+    "control_dependencies_and_feeds_of_other_graphs": (
+        control_dependencies_and_feeds_of_other_graphs
+    ),
 }

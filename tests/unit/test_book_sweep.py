@@ -42,3 +42,7 @@ def test_softmax_cross_entropy_and_bias_add_errors_write_shapes_as_tf() -> None:
 
 def test_a_waiting_shuffle_dequeue_takes_each_element_as_it_comes() -> None:
     _same_outcomes("shuffle_queue_waiting_dequeue")
+
+
+def test_control_dependencies_and_feed_keys_must_be_elements_of_the_graph() -> None:
+    _same_outcomes("control_dependencies_and_feeds_of_other_graphs")
