@@ -293,11 +293,53 @@ def control_dependencies_and_feeds_of_other_graphs(tf):
     return out
 
 
+def _ops_since(graph, first):
+    return [
+        [op.type, op.name, [t.name for t in op.inputs]] for op in graph.get_operations()[first:]
+    ]
+
+
+def keras_upsampling_graph_and_seeds(tf):
+    """tf.keras UpSampling2D (nearest or bilinear, channels last or first) makes TF 1.15's
+    ops: the input's Shape sliced and multiplied by the factors, then resize_images_v2's
+    ResizeNearestNeighbor / ResizeBilinear (half-pixel centres) in a `resize` scope; so a
+    seeded Conv2D built after it draws TF's initial kernel (its op seed is the op count) and
+    the generator of a DCGAN trains as TF's; and the values upsampled."""
+    keras = tf.keras
+    out = {}
+    x_val = np.arange(2 * 3 * 2 * 2, dtype=np.float32).reshape(2, 3, 2, 2) / 7.0
+    for interpolation in ("nearest", "bilinear"):
+        for data_format in ("channels_last", "channels_first"):
+            graph = tf.Graph()
+            with graph.as_default():
+                tf.set_random_seed(5)
+                inp = keras.Input(shape=(3, 2, 2))
+                first = len(graph.get_operations())
+                up = keras.layers.UpSampling2D(
+                    size=(2, 3), interpolation=interpolation, data_format=data_format
+                )(inp)
+                ops = _ops_since(graph, first)
+                conv = keras.layers.Conv2D(2, 3, data_format="channels_last")
+                conv(up if data_format == "channels_last" else tf.transpose(up, [0, 2, 3, 1]))
+                with tf.Session() as sess:
+                    sess.run(tf.global_variables_initializer())
+                    value = sess.run(up, {inp: x_val})
+                    kernel = sess.run(conv.kernel)
+            out[interpolation + " " + data_format] = {
+                "ops": ops,
+                "shape": up.shape.as_list(),
+                "value": value.tolist(),
+                "kernel": kernel.tolist(),
+            }
+    return out
+
+
 CASES = {
     "keras_array_shape_checks": keras_array_shape_checks,
     "keras_named_inputs_and_flat_arrays": keras_named_inputs_and_flat_arrays,
     "nn_kernel_shape_errors": nn_kernel_shape_errors,
     "shuffle_queue_waiting_dequeue": shuffle_queue_waiting_dequeue,
+    "keras_upsampling_graph_and_seeds": keras_upsampling_graph_and_seeds,
     "control_dependencies_and_feeds_of_other_graphs": (
         control_dependencies_and_feeds_of_other_graphs
     ),

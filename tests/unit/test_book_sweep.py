@@ -46,3 +46,16 @@ def test_a_waiting_shuffle_dequeue_takes_each_element_as_it_comes() -> None:
 
 def test_control_dependencies_and_feed_keys_must_be_elements_of_the_graph() -> None:
     _same_outcomes("control_dependencies_and_feeds_of_other_graphs")
+
+
+def test_keras_upsampling_makes_tfs_resize_ops_so_later_seeds_match() -> None:
+    name = "keras_upsampling_graph_and_seeds"
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(expected)
+    for key, want in expected.items():
+        got = actual[key]
+        assert got["ops"] == want["ops"], key
+        assert got["shape"] == want["shape"], key
+        np.testing.assert_allclose(got["value"], want["value"], rtol=1e-6, err_msg=key)
+        np.testing.assert_allclose(got["kernel"], want["kernel"], rtol=1e-6, err_msg=key)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, internal_deprecations
-from tfcluster.framework.graph import Tensor, convert_to_tensor
+from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.lib.keras import backend
 from tfcluster.ops import (
     array_ops,
@@ -324,23 +324,35 @@ def resize_images(
     data_format: str,
     interpolation: str = "nearest",
 ) -> Any:
-    if data_format not in ("channels_first", "channels_last"):
-        raise ValueError(f"Invalid `data_format` argument: {data_format}")
-    rows, cols = (2, 3) if data_format == "channels_first" else (1, 2)
-    if interpolation == "nearest":
-        # resize_images_v2's nearest neighbour, for whole factors, repeats rows and columns.
-        return repeat_elements(repeat_elements(x, height_factor, rows), width_factor, cols)
-    if interpolation != "bilinear":
-        raise ValueError('interpolation should be one of "nearest" or "bilinear".')
-    from tfcluster.ops import image_ops
+    """TF 1.15's K.resize_images: the new size is the input's run-time shape times the
+    factors, and resize_images_v2 (half-pixel centres, under a `resize` name scope) makes
+    it, so an UpSampling2D makes TF's ops (and the op count a later seeded initializer
+    takes its seed from)."""
+    from tfcluster.ops import constant_op, image_ops
 
+    if data_format == "channels_first":
+        rows, cols = 2, 3
+    elif data_format == "channels_last":
+        rows, cols = 1, 2
+    else:
+        raise ValueError(f"Invalid `data_format` argument: {data_format}")
     original = _dims(x)
+    new_shape = array_ops.shape(x)[rows : cols + 1]
+    new_shape = new_shape * constant_op.constant(
+        np.array([height_factor, width_factor], dtype="int32")
+    )
     if data_format == "channels_first":
-        x = array_ops.transpose(x, [0, 2, 3, 1])
-    new_shape = array_ops.shape(x)[1:3] * np.array([height_factor, width_factor], np.int32)
-    x = image_ops.resize_bilinear(x, new_shape, half_pixel_centers=True)
+        x = permute_dimensions(x, [0, 2, 3, 1])
+    if interpolation == "nearest":
+        resizer = image_ops.resize_nearest_neighbor
+    elif interpolation == "bilinear":
+        resizer = image_ops.resize_bilinear
+    else:
+        raise ValueError('interpolation should be one of "nearest" or "bilinear".')
+    with name_scope(None, "resize", [x, new_shape]):
+        x = resizer(x, new_shape, half_pixel_centers=True)
     if data_format == "channels_first":
-        x = array_ops.transpose(x, [0, 3, 1, 2])
+        x = permute_dimensions(x, [0, 3, 1, 2])
     height = None if original[rows] is None else original[rows] * height_factor
     width = None if original[cols] is None else original[cols] * width_factor
     if data_format == "channels_first":
