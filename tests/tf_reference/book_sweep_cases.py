@@ -334,12 +334,68 @@ def keras_upsampling_graph_and_seeds(tf):
     return out
 
 
+def keras_repeat_elements_graphs(tf):
+    """K.repeat_elements with TF 1.15's ops (a known axis split and its slices concatenated,
+    an unknown one tiled on a new axis and reshaped to the shape times the repeats: the
+    constants' values too), its values; and UpSampling1D / UpSampling3D built on it, with
+    the initial kernel of a seeded Dense built after them."""
+    keras = tf.keras
+    out = {}
+    for name, shape, rep, axis in (
+        ("known_axis", [None, 3, 2], 2, 1),
+        ("known_negative_axis", [None, 3, 2], 3, -1),
+        ("unknown_axis", [None, None, 2], 2, 1),
+        ("unknown_first_axis", [None, 2], 3, 0),
+    ):
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.placeholder(tf.float32, shape)
+            first = len(graph.get_operations())
+            y = keras.backend.repeat_elements(x, rep, axis)
+            consts = [
+                tf.make_ndarray(op.get_attr("value")).tolist()
+                for op in graph.get_operations()[first:]
+                if op.type == "Const"
+            ]
+            if len(shape) == 3:
+                value = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+            else:
+                value = np.arange(4, dtype=np.float32).reshape(2, 2)
+            with tf.Session() as sess:
+                result = sess.run(y, {x: value})
+        out[name] = {
+            "ops": _ops_since(graph, first),
+            "consts": consts,
+            "shape": y.shape.as_list(),
+            "value": result.tolist(),
+        }
+    for name, layer, shape in (
+        ("upsampling1d", lambda: keras.layers.UpSampling1D(2), (3, 2)),
+        ("upsampling3d", lambda: keras.layers.UpSampling3D(2), (2, 1, 2, 1)),
+    ):
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.set_random_seed(9)
+            inp = keras.Input(shape=shape)
+            first = len(graph.get_operations())
+            up = layer()(inp)
+            ops = _ops_since(graph, first)
+            dense = keras.layers.Dense(2)
+            dense(keras.layers.Flatten()(up))
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                kernel = sess.run(dense.kernel)
+        out[name] = {"ops": ops, "kernel": kernel.tolist()}
+    return out
+
+
 CASES = {
     "keras_array_shape_checks": keras_array_shape_checks,
     "keras_named_inputs_and_flat_arrays": keras_named_inputs_and_flat_arrays,
     "nn_kernel_shape_errors": nn_kernel_shape_errors,
     "shuffle_queue_waiting_dequeue": shuffle_queue_waiting_dequeue,
     "keras_upsampling_graph_and_seeds": keras_upsampling_graph_and_seeds,
+    "keras_repeat_elements_graphs": keras_repeat_elements_graphs,
     "control_dependencies_and_feeds_of_other_graphs": (
         control_dependencies_and_feeds_of_other_graphs
     ),

@@ -59,3 +59,18 @@ def test_keras_upsampling_makes_tfs_resize_ops_so_later_seeds_match() -> None:
         assert got["shape"] == want["shape"], key
         np.testing.assert_allclose(got["value"], want["value"], rtol=1e-6, err_msg=key)
         np.testing.assert_allclose(got["kernel"], want["kernel"], rtol=1e-6, err_msg=key)
+
+
+def test_keras_repeat_elements_and_upsampling_1d_3d_make_tfs_ops() -> None:
+    name = "keras_repeat_elements_graphs"
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(expected)
+    for key, want in expected.items():
+        got = actual[key]
+        assert got["ops"] == want["ops"], key
+        for field in ("consts", "shape", "value"):
+            if field in want:
+                assert got[field] == want[field], (key, field)
+        if "kernel" in want:
+            np.testing.assert_allclose(got["kernel"], want["kernel"], rtol=1e-6, err_msg=key)

@@ -16,6 +16,7 @@ from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.lib.keras import backend
 from tfcluster.ops import (
     array_ops,
+    constant_op,
     control_flow_ops,
     conv_ops,
     functional_ops,
@@ -225,24 +226,29 @@ def repeat(x: Any, n: int) -> Any:
 
 
 def repeat_elements(x: Any, rep: int, axis: int) -> Any:
-    """Each slice along `axis` repeated `rep` times (TF 1.15 splits and concatenates when the
-    axis is known; gathering the same indices gives the same values)."""
+    """Each slice along `axis` repeated `rep` times, with TF 1.15's ops: a known axis is
+    split and its slices concatenated; an unknown one tiled on a new axis and reshaped to the
+    input's shape times the repeats. (An UpSampling1D/3D then makes TF's op count, which a
+    seeded layer built after it takes its op seed from.)"""
     x = convert_to_tensor(x)
-    size = x.shape.as_list()[axis] if x.shape.ndims is not None else None
-    if size is not None:
-        indices = np.repeat(np.arange(size, dtype=np.int32), rep)
-        return array_ops.gather(x, indices, axis=axis)
-    ndim = _rank(x)
-    axis = axis % ndim
-    expanded = array_ops.expand_dims(x, axis + 1)
-    multiples = [1] * (ndim + 1)
-    multiples[axis + 1] = rep
-    tiled = array_ops.tile(expanded, multiples)
-    shape = array_ops.shape(x)
-    new_shape = array_ops.concat(
-        [shape[:axis], array_ops.reshape(shape[axis] * rep, [1]), shape[axis + 1 :]], 0
-    )
-    return array_ops.reshape(tiled, new_shape)
+    x_shape = x.shape.as_list()
+    if x_shape[axis] is not None:
+        splits = array_ops.split(value=x, num_or_size_splits=x_shape[axis], axis=axis)
+        x_rep = [s for s in splits for _ in range(rep)]
+        concat_axis = axis % len(x_shape) if axis < 0 else axis
+        return array_ops.concat(x_rep, concat_axis)
+    auxiliary_axis = axis + 1
+    dynamic_shape = array_ops.shape(x)
+    tiled = array_ops.expand_dims(x, axis=auxiliary_axis)
+    reps = np.ones(len(x_shape) + 1, dtype=np.int32)
+    reps[auxiliary_axis] = rep
+    tiled = array_ops.tile(tiled, reps)
+    reps = np.delete(reps, auxiliary_axis)
+    reps[axis] = rep
+    dynamic_shape = dynamic_shape * constant_op.constant(reps, dtype=dtypes.int32)
+    out = array_ops.reshape(tiled, dynamic_shape)
+    out.set_shape(x_shape)
+    return out
 
 
 def to_dense(tensor: Any) -> Any:
@@ -328,7 +334,7 @@ def resize_images(
     factors, and resize_images_v2 (half-pixel centres, under a `resize` name scope) makes
     it, so an UpSampling2D makes TF's ops (and the op count a later seeded initializer
     takes its seed from)."""
-    from tfcluster.ops import constant_op, image_ops
+    from tfcluster.ops import image_ops
 
     if data_format == "channels_first":
         rows, cols = 2, 3
