@@ -389,6 +389,76 @@ def keras_repeat_elements_graphs(tf):
     return out
 
 
+def keras_shape_reads_make_no_ops(tf):
+    """The Keras backend reads a variable's static shape (K.int_shape) without making an op:
+    DepthwiseConv2D's bias add, K.bias_add and K.conv1d on resource variables make TF 1.15's
+    ops only (no extra ReadVariableOp), so a seeded Dense built after a DepthwiseConv2D draws
+    TF's initial kernel; K.bias_add picks BiasAdd or a reshaped add by rank and data format
+    as TF's; tf.nn.convolution reads a variable filter inside its own scope."""
+    keras = tf.keras
+    out = {}
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(4)
+        inp = keras.Input(shape=(6, 6, 2))
+        first = len(graph.get_operations())
+        conv = keras.layers.DepthwiseConv2D(3)(inp)
+        out["depthwise_ops"] = _ops_since(graph, first)
+        dense = keras.layers.Dense(2)
+        dense(keras.layers.Flatten()(conv))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["dense_kernel_after"] = sess.run(dense.kernel).tolist()
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 5, 3])
+        bias = tf.Variable(tf.zeros([3]), use_resource=True, name="b")
+        kernel = tf.Variable(tf.ones([2, 3, 4]), use_resource=True, name="k")
+        first = len(graph.get_operations())
+        keras.backend.bias_add(x, bias)
+        keras.backend.conv1d(x, kernel, padding="causal")
+        out["bias_add_and_conv1d_ops"] = _ops_since(graph, first)
+    out["bias_add_forms"] = _bias_add_forms(tf)
+    for rank in (3, 4):
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.placeholder(tf.float32, [None] + [5] * (rank - 2) + [3])
+            kernel = tf.Variable(tf.ones([2] * (rank - 2) + [3, 4]), use_resource=True)
+            first = len(graph.get_operations())
+            tf.nn.convolution(x, kernel, padding="VALID")
+            out[f"nn_convolution_{rank - 2}d"] = _ops_since(graph, first)
+    return out
+
+
+def _bias_add_forms(tf):
+    """K.bias_add over inputs of rank 2 to 5, channels last or first, with a vector bias or
+    one of the input's shape past the batch: [ops made, sum of the result]."""
+    rows = []
+    for ndim in (2, 3, 4, 5):
+        for data_format in ("channels_last", "channels_first"):
+            for full in (False, True):
+                graph = tf.Graph()
+                with graph.as_default():
+                    shape = [2, 3, 4, 5, 6][:ndim]
+                    x = tf.placeholder(tf.float32, shape)
+                    channels = shape[1] if data_format == "channels_first" else shape[-1]
+                    if not full:
+                        bias_shape = [channels]
+                    elif data_format == "channels_last":
+                        bias_shape = shape[1:]
+                    else:
+                        bias_shape = [*shape[2:], shape[1]]
+                    values = np.arange(np.prod(bias_shape), dtype=np.float32)
+                    bias = tf.Variable(values.reshape(bias_shape), use_resource=True)
+                    first = len(graph.get_operations())
+                    y = tf.keras.backend.bias_add(x, bias, data_format)
+                    with tf.Session() as sess:
+                        sess.run(bias.initializer)
+                        total = float(sess.run(y, {x: np.ones(shape, np.float32)}).sum())
+                rows.append([ndim, data_format, full, _ops_since(graph, first), total])
+    return rows
+
+
 CASES = {
     "keras_array_shape_checks": keras_array_shape_checks,
     "keras_named_inputs_and_flat_arrays": keras_named_inputs_and_flat_arrays,
@@ -396,6 +466,7 @@ CASES = {
     "shuffle_queue_waiting_dequeue": shuffle_queue_waiting_dequeue,
     "keras_upsampling_graph_and_seeds": keras_upsampling_graph_and_seeds,
     "keras_repeat_elements_graphs": keras_repeat_elements_graphs,
+    "keras_shape_reads_make_no_ops": keras_shape_reads_make_no_ops,
     "control_dependencies_and_feeds_of_other_graphs": (
         control_dependencies_and_feeds_of_other_graphs
     ),

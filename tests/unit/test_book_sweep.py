@@ -74,3 +74,20 @@ def test_keras_repeat_elements_and_upsampling_1d_3d_make_tfs_ops() -> None:
                 assert got[field] == want[field], (key, field)
         if "kernel" in want:
             np.testing.assert_allclose(got["kernel"], want["kernel"], rtol=1e-6, err_msg=key)
+
+
+def test_keras_reads_static_shapes_of_variables_without_ops() -> None:
+    name = "keras_shape_reads_make_no_ops"
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(expected)
+    assert actual["depthwise_ops"] == expected["depthwise_ops"]
+    for key in ("bias_add_and_conv1d_ops", "nn_convolution_1d", "nn_convolution_2d"):
+        assert actual[key] == expected[key], key
+    for got, want in zip(actual["bias_add_forms"], expected["bias_add_forms"]):
+        assert got[:4] == want[:4]
+        np.testing.assert_allclose(got[4], want[4], rtol=1e-6)
+    assert len(actual["bias_add_forms"]) == len(expected["bias_add_forms"])
+    np.testing.assert_allclose(
+        actual["dense_kernel_after"], expected["dense_kernel_after"], rtol=1e-6
+    )

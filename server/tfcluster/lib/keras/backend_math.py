@@ -13,6 +13,7 @@ import numpy as np
 
 from tfcluster.framework import dtypes, internal_deprecations
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import backend
 from tfcluster.ops import (
     array_ops,
@@ -39,6 +40,11 @@ def _rank(x: Any) -> int:
 
 
 def _dims(x: Any) -> list[Any]:
+    """K.int_shape as a list: a variable's or tensor's static shape, read without making an
+    op (a resource variable converted to a tensor would add a read TF's graph lacks)."""
+    shape = getattr(x, "shape", None)
+    if isinstance(shape, TensorShape):
+        return list(shape.as_list())
     return list(convert_to_tensor(x).shape.as_list())
 
 
@@ -540,24 +546,32 @@ def in_top_k(predictions: Any, targets: Any, k: int) -> Any:
 
 
 def bias_add(x: Any, bias: Any, data_format: str | None = None) -> Any:
+    """TF 1.15's K.bias_add: BiasAdd for a 4-D channels-last input (or a rank other than 3 to
+    5) and a vector bias; otherwise the bias reshaped to broadcast and added. (A 4-D
+    channels-first input takes the reshape, as TF's on a machine without a GPU.)"""
     data_format = data_format or backend.image_data_format()
     if data_format not in ("channels_first", "channels_last"):
         raise ValueError("Unknown data_format: " + str(data_format))
-    bias_shape = _dims(bias)
+    bias_shape = tuple(_dims(bias))
     ndim = _rank(x)
     if len(bias_shape) != 1 and len(bias_shape) != ndim - 1:
         raise ValueError(
-            f"Unexpected bias dimensions {len(bias_shape)}, expect to be 1 or {ndim - 1} dimensions"
+            f"Unexpected bias dimensions {len(bias_shape)}, expect to be 1 or {ndim} dimensions"
         )
-    if len(bias_shape) == 1:
-        if data_format == "channels_first" and ndim > 2:
-            shape = [1, bias_shape[0]] + [1] * (ndim - 2)
-            return x + array_ops.reshape(bias, shape)
+    first = data_format == "channels_first"
+    vector = len(bias_shape) == 1
+    if ndim == 4 and not first and vector:
+        return nn_ops.bias_add(x, bias, data_format="NHWC")
+    if ndim not in (3, 4, 5):
         return nn_ops.bias_add(x, bias)
-    if data_format == "channels_first":
-        bias = array_ops.reshape(bias, [1, bias_shape[-1], *bias_shape[:-1]])
-        return x + bias
-    return x + array_ops.reshape(bias, [1, *bias_shape])
+    spatial = ndim - 2
+    if vector:
+        shape = (1, bias_shape[0], *[1] * spatial) if first else (*[1] * (ndim - 1), bias_shape[0])
+    elif first:
+        shape = (1, bias_shape[-1], *bias_shape[:-1])
+    else:
+        shape = (1, *bias_shape)
+    return x + array_ops.reshape(bias, shape)
 
 
 def batch_normalization(
