@@ -432,7 +432,13 @@ def keras_shape_reads_make_no_ops(tf):
 
 def _bias_add_forms(tf):
     """K.bias_add over inputs of rank 2 to 5, channels last or first, with a vector bias or
-    one of the input's shape past the batch: [ops made, sum of the result]."""
+    one of the input's shape past the batch: [ops made, sum of the result]. (The devices are
+    listed first, in a graph of their own: the first ask of the process makes ops of its own,
+    see keras_channels_first_opens_the_session.)"""
+    with tf.Graph().as_default():
+        tf.keras.backend.bias_add(
+            tf.placeholder(tf.float32, [1, 2, 1, 1]), tf.zeros([2]), "channels_first"
+        )
     rows = []
     for ndim in (2, 3, 4, 5):
         for data_format in ("channels_last", "channels_first"):
@@ -459,6 +465,52 @@ def _bias_add_forms(tf):
     return rows
 
 
+def _forget_listed_devices(tf):
+    """Keras lists the devices once per process (TF's backend._LOCAL_DEVICES): forgotten, so
+    that the case sees a first ask whatever ran before it."""
+    import sys
+
+    backend_module = sys.modules[tf.keras.backend.get_session.__module__]
+    backend_module._LOCAL_DEVICES = None
+
+
+def keras_channels_first_opens_the_session(tf):
+    """A channels-first Conv2DTranspose, K.conv2d or K.bias_add of a 4-D input asks whether
+    NCHW runs here (TF 1.15's _has_nchw_support): the first ask of the process lists the
+    devices through the Keras session, which initializes the graph's variables
+    (VarIsInitializedOp per variable and an `init` NoOp, in the layer's scope), so a seeded
+    Dense after it draws TF's kernel; a second ask makes nothing."""
+    keras = tf.keras
+    out = {}
+    for name in ("conv2d_transpose", "k_conv2d", "k_bias_add"):
+        _forget_listed_devices(tf)
+        keras.backend.clear_session()
+        graph = tf.get_default_graph()
+        tf.set_random_seed(6)
+        inp = keras.Input(shape=(2, 4, 4))
+        first = len(graph.get_operations())
+        if name == "conv2d_transpose":
+            layer = keras.layers.Conv2DTranspose(2, 3, data_format="channels_first")
+            y = layer(inp)
+            again = keras.layers.Conv2DTranspose(2, 3, data_format="channels_first")(inp)
+        else:
+            var = keras.backend.variable(np.ones([3, 3, 2, 2] if name == "k_conv2d" else [2]))
+            first = len(graph.get_operations())
+            if name == "k_conv2d":
+                y = keras.backend.conv2d(inp, var, data_format="channels_first")
+                again = keras.backend.conv2d(inp, var, data_format="channels_first")
+            else:
+                y = keras.backend.bias_add(inp, var, data_format="channels_first")
+                again = keras.backend.bias_add(inp, var, data_format="channels_first")
+        ops = _ops_since(graph, first)
+        dense = keras.layers.Dense(2)
+        dense(keras.layers.Flatten()(y + again))
+        sess = keras.backend.get_session()
+        out[name] = {"ops": ops, "kernel": sess.run(dense.kernel).tolist()}
+    keras.backend.clear_session()
+    return out
+
+
 CASES = {
     "keras_array_shape_checks": keras_array_shape_checks,
     "keras_named_inputs_and_flat_arrays": keras_named_inputs_and_flat_arrays,
@@ -467,6 +519,7 @@ CASES = {
     "keras_upsampling_graph_and_seeds": keras_upsampling_graph_and_seeds,
     "keras_repeat_elements_graphs": keras_repeat_elements_graphs,
     "keras_shape_reads_make_no_ops": keras_shape_reads_make_no_ops,
+    "keras_channels_first_opens_the_session": keras_channels_first_opens_the_session,
     "control_dependencies_and_feeds_of_other_graphs": (
         control_dependencies_and_feeds_of_other_graphs
     ),

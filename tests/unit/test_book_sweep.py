@@ -91,3 +91,13 @@ def test_keras_reads_static_shapes_of_variables_without_ops() -> None:
     np.testing.assert_allclose(
         actual["dense_kernel_after"], expected["dense_kernel_after"], rtol=1e-6
     )
+
+
+def test_keras_channels_first_asks_for_nchw_once_opening_the_session() -> None:
+    name = "keras_channels_first_opens_the_session"
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(expected)
+    for key, want in expected.items():
+        assert actual[key]["ops"] == want["ops"], key
+        np.testing.assert_allclose(actual[key]["kernel"], want["kernel"], rtol=1e-6, err_msg=key)

@@ -562,6 +562,8 @@ def bias_add(x: Any, bias: Any, data_format: str | None = None) -> Any:
     vector = len(bias_shape) == 1
     if ndim == 4 and not first and vector:
         return nn_ops.bias_add(x, bias, data_format="NHWC")
+    if ndim == 4 and first and vector:
+        backend.has_nchw_support()  # asked as TF 1.15's, the reshape used either way
     if ndim not in (3, 4, 5):
         return nn_ops.bias_add(x, bias)
     spatial = ndim - 2
@@ -588,6 +590,8 @@ def normalize_batch_in_training(
     """(normalized, mean, variance) over reduction_axes, broadcast back to x's shape."""
     from tfcluster.ops import nn_impl
 
+    if _rank(x) == 4 and list(reduction_axes) in ([0, 1, 2], [0, 2, 3]):
+        backend.has_nchw_support()  # asked as TF 1.15's (the first ask opens the session)
     mean, variance = nn_ops.moments(x, list(reduction_axes), keep_dims=False)
     ndim = _rank(x)
     if sorted(reduction_axes) == list(builtins.range(ndim))[:-1]:
@@ -637,7 +641,12 @@ def _to_nhwc(x: Any, data_format: str | None) -> tuple[Any, bool]:
     data_format = data_format or backend.image_data_format()
     if data_format not in ("channels_first", "channels_last"):
         raise ValueError("Unknown data_format: " + str(data_format))
-    return x, data_format == "channels_first"
+    first = data_format == "channels_first"
+    if first:
+        # TF 1.15 asks whether NCHW runs here (its first ask opens the Keras session, which
+        # initializes the graph's variables); the channels-last layout is used either way.
+        backend.has_nchw_support()
+    return x, first
 
 
 def _padding(padding: str) -> str:
