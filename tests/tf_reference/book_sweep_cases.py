@@ -511,6 +511,31 @@ def keras_channels_first_opens_the_session(tf):
     return out
 
 
+def keras_conv_lstm_loop_and_seeds(tf):
+    """A ConvLSTM2D runs K.rnn's while loop with its known number of steps as the loop's
+    maximum_iterations (TF 1.15's ConvRNN2D; an LSTM passes none), so a seeded Dense built
+    after it draws TF's initial kernel; and its outputs, with and without return_sequences."""
+    keras = tf.keras
+    out = {}
+    x_val = (np.arange(2 * 3 * 4 * 4, dtype=np.float32).reshape(2, 3, 4, 4, 1) % 7) / 7.0
+    for sequences in (False, True):
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.set_random_seed(8)
+            inp = keras.Input(shape=(3, 4, 4, 1))
+            y = keras.layers.ConvLSTM2D(2, 3, padding="same", return_sequences=sequences)(inp)
+            dense = keras.layers.Dense(2)
+            dense(keras.layers.Flatten()(y))
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                value, kernel = sess.run([y, dense.kernel], {inp: x_val})
+        out["sequences" if sequences else "last"] = {
+            "value": value.tolist(),
+            "kernel": kernel.tolist(),
+        }
+    return out
+
+
 CASES = {
     "keras_array_shape_checks": keras_array_shape_checks,
     "keras_named_inputs_and_flat_arrays": keras_named_inputs_and_flat_arrays,
@@ -520,6 +545,7 @@ CASES = {
     "keras_repeat_elements_graphs": keras_repeat_elements_graphs,
     "keras_shape_reads_make_no_ops": keras_shape_reads_make_no_ops,
     "keras_channels_first_opens_the_session": keras_channels_first_opens_the_session,
+    "keras_conv_lstm_loop_and_seeds": keras_conv_lstm_loop_and_seeds,
     "control_dependencies_and_feeds_of_other_graphs": (
         control_dependencies_and_feeds_of_other_graphs
     ),

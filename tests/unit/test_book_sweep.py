@@ -101,3 +101,15 @@ def test_keras_channels_first_asks_for_nchw_once_opening_the_session() -> None:
     for key, want in expected.items():
         assert actual[key]["ops"] == want["ops"], key
         np.testing.assert_allclose(actual[key]["kernel"], want["kernel"], rtol=1e-6, err_msg=key)
+
+
+def test_conv_lstm_loop_takes_its_steps_as_maximum_iterations() -> None:
+    name = "keras_conv_lstm_loop_and_seeds"
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(expected)
+    for key, want in expected.items():
+        np.testing.assert_allclose(actual[key]["kernel"], want["kernel"], rtol=1e-6, err_msg=key)
+        np.testing.assert_allclose(
+            actual[key]["value"], want["value"], rtol=1e-5, atol=1e-6, err_msg=key
+        )
