@@ -159,10 +159,11 @@ def expand_feed(graph: Graph, key: Any, value: Any) -> list[tuple[Tensor, Any]]:
         return pairs
     try:
         tensor = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
-    except (TypeError, KeyError) as e:
-        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
-    except ValueError as e:
-        raise ValueError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+    except Exception as e:
+        # TF's Session._run: every failure is a TypeError with the error's first argument
+        # (a KeyError's message without the quotes str() gives it).
+        why = e.args[0] if e.args else str(e)
+        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {why}") from None
     assert isinstance(tensor, Tensor)
     return [(tensor, value)]
 

@@ -650,12 +650,16 @@ class Graph:
                 # As TF: a resource variable (or the variable after an update) is waited
                 # for through its op (the handle, or the update), never a read of it.
                 c = c.op
-            if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
+            if hasattr(c, "indices") and hasattr(c, "dense_shape") and hasattr(c, "op"):
+                c = c.op  # an IndexedSlices: the op of its values, as TF's
+            if not getattr(self, "building_function", False):
+                # TF's as_graph_element: an op's name is looked up; a tensor or op of another
+                # graph is refused (ValueError "... is not an element of this graph.").
+                c = self.as_graph_element(c)
+            elif hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
                 c = c._as_graph_element()
             if isinstance(c, Tensor):
                 c = c.op
-            elif hasattr(c, "indices") and hasattr(c, "dense_shape") and hasattr(c, "op"):
-                c = c.op  # an IndexedSlices: the op of its values, as TF's
             if not isinstance(c, Operation):
                 raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
             ops.append(c)

@@ -21,6 +21,7 @@ from tfcluster.kernels._eigen_parallel import cost_cycles
 from tfcluster.kernels._window import over_batch
 from tfcluster.kernels.common import Compute, host_array, invalid, typed
 from tfcluster.kernels.registry import kernel
+from tfcluster.kernels.resource_waits import shape_text
 from tfcluster.runtime import thread_budget
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -183,9 +184,7 @@ def _softmax_factory(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Comp
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             x = xp.asarray(ins[0])
             if x.ndim < 1:
-                raise invalid(
-                    f"logits must have >= 1 dimension, got shape {list(x.shape)} ({node.name})"
-                )
+                raise invalid(f"logits must have >= 1 dimension, got {shape_text(x.shape)}")
             return (cast(fn(xp, x)) if x.size else x,)
 
         return compute
@@ -203,10 +202,21 @@ def softmax_xent(node: Any, xp: Any) -> Compute:
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         logits, labels = (xp.asarray(v) for v in ins)
-        if logits.ndim != 2 or logits.shape != labels.shape:
+        if logits.shape != labels.shape:
+            # TF 1.15's kernel broadcasts the two (a row of labels for every example).
+            try:
+                shape = np.broadcast_shapes(logits.shape, labels.shape)
+            except ValueError:
+                raise invalid(
+                    "logits and labels must be broadcastable: "
+                    f"logits_size={shape_text(logits.shape)} "
+                    f"labels_size={shape_text(labels.shape)}"
+                ) from None
+            logits = xp.ascontiguousarray(xp.broadcast_to(logits, shape))
+            labels = xp.ascontiguousarray(xp.broadcast_to(labels, shape))
+        if logits.ndim != 2:
             raise invalid(
-                f"logits and labels must be same size: logits_size={list(logits.shape)} "
-                f"labels_size={list(labels.shape)}"
+                "logits and labels must be either 2-dimensional, or broadcasted to be 2-dimensional"
             )
         if _eigen_math.applies(xp, logits) and logits.size:
             return _eigen_math.softmax_xent(logits, labels)  # TF 1.15's CPU bits
@@ -227,11 +237,11 @@ def sparse_softmax_xent(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         logits, labels = (xp.asarray(v) for v in ins)
         if logits.ndim != 2:
-            raise invalid(f"logits must be 2-D, but got shape {list(logits.shape)}")
+            raise invalid(f"logits must be 2-D, but got shape {shape_text(logits.shape)}")
         if labels.ndim != 1 or labels.shape[0] != logits.shape[0]:
             raise invalid(
                 "logits and labels must have the same first dimension, got logits shape "
-                f"{list(logits.shape)} and labels shape {list(labels.shape)}"
+                f"{shape_text(logits.shape)} and labels shape {shape_text(labels.shape)}"
             )
         classes = logits.shape[1]
         # Two reductions (the labels' extremes) instead of two comparisons, their union and
@@ -310,14 +320,14 @@ def bias_add(node: Any, xp: Any) -> Compute:
             return (x + b,)
         x, b = xp.asarray(x), xp.asarray(b)
         if x.ndim < 2:
-            raise invalid(f"Input tensor must be at least 2D: {list(x.shape)}")
+            raise invalid(f"Input tensor must be at least 2D: {shape_text(x.shape)}")
         if b.ndim != 1:
-            raise invalid(f"Biases must be 1D: {list(b.shape)}")
+            raise invalid(f"Biases must be 1D: {shape_text(b.shape)}")
         axis = _bias_axis(x.ndim, fmt)
         if x.shape[axis] != b.shape[0]:
             raise invalid(
-                "Must provide as many biases as the channel dimension of the input tensor: "
-                f"{list(b.shape)} vs. {list(x.shape)}"
+                "Must provide as many biases as the last dimension of the input tensor: "
+                f"{shape_text(b.shape)} vs. {shape_text(x.shape)}"
             )
         shape = [1] * x.ndim
         shape[axis] = b.shape[0]
@@ -363,7 +373,7 @@ def bias_add_grad(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         g = xp.asarray(ins[0])
         if g.ndim < 2:
-            raise invalid(f"Input tensor must be at least 2D: {list(g.shape)}")
+            raise invalid(f"Input tensor must be at least 2D: {shape_text(g.shape)}")
         axis = _bias_axis(g.ndim, fmt)
         others = tuple(i for i in range(g.ndim) if i != axis)
         if xp is np and axis == g.ndim - 1 and g.dtype in (np.float32, np.float64):

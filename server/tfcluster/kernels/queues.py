@@ -57,6 +57,11 @@ class QueueResource:
     kind = "FIFOQueue"
     # Dequeue-many of components without a fully known shape: TF's message names the ops.
     many_needs_shapes = "DequeueMany and DequeueUpTo require"
+    # Whether a waiting dequeue takes each element as soon as it may (under the lock of the
+    # enqueue that brought it, TF's FlushUnlocked), instead of once its whole batch is there.
+    # Only an order that depends on the queue's size at each take (RandomShuffleQueue's)
+    # tells the two apart.
+    takes_as_elements_come = False
 
     def __init__(
         self,
@@ -84,6 +89,9 @@ class QueueResource:
         # Enqueues wake it only once that many are there (or the queue is full): one wake-up
         # per batch, not one per element.
         self._need = 0
+        # The batch the dequeue at the front of its line is filling, and its size, while it
+        # waits (queues that take elements as they come).
+        self._taker: tuple[list[Element], int] | None = None
 
     # ---- storage (subclasses) --------------------------------------------------------
     def __len__(self) -> int:
@@ -226,6 +234,7 @@ class QueueResource:
             if not self._enqueuers and not self.closed and self._room() >= len(elements):
                 for element in elements:  # the common case: room now, nobody waiting
                     self._put(element)
+                self._serve_taker()
                 self._wake_dequeuer()
                 return
             attempt = _Attempt(elements)
@@ -257,6 +266,20 @@ class QueueResource:
             moved = True
         if moved:
             self._cond.notify_all()
+            self._serve_taker()
+
+    def _serve_taker(self) -> None:
+        """The waiting dequeue takes what it may of the elements just put in (TF's dequeue
+        attempt, run after each enqueue); the room it makes lets a waiting enqueue go on."""
+        if self._taker is None:
+            return
+        taken, n = self._taker
+        k = min(n - len(taken), self._available())
+        if k <= 0:
+            return
+        taken.extend(self._take() for _ in range(k))
+        self._cond.notify_all()
+        self._feed_enqueuer()
 
     def _made_room(self) -> None:
         """After a dequeue took elements: the waiting enqueue fills the room, everyone waiting
@@ -338,7 +361,19 @@ class QueueResource:
                 self._made_room()
             if len(taken) == n:
                 return taken
-            self._wait_for_elements(ctx, n - len(taken))
+            if self.takes_as_elements_come:
+                self._wait_taking(ctx, taken, n)
+            else:
+                self._wait_for_elements(ctx, n - len(taken))
+
+    def _wait_taking(self, ctx: Any, taken: list[Element], n: int) -> None:
+        """Until enqueues have filled the batch (each taking into it as it comes), or the
+        queue closed."""
+        self._taker = (taken, n)
+        try:
+            wait_until(self._cond, lambda: len(taken) >= n or self.closed, ctx)
+        finally:
+            self._taker = None
 
     def _wait_for_elements(self, ctx: Any, need: int) -> None:
         """Until `need` elements can be taken, or the queue is full (a batch larger than
@@ -453,6 +488,7 @@ class RandomShuffleQueueResource(QueueResource):
     closed, so that what comes out is well mixed."""
 
     kind = "RandomShuffleQueue"
+    takes_as_elements_come = True
 
     def __init__(self, *args: Any, min_after_dequeue: int, seed: int, seed2: int) -> None:
         super().__init__(*args)
@@ -477,6 +513,11 @@ class RandomShuffleQueueResource(QueueResource):
         i = int(self._words.words(1)[0]) % len(items)
         items[i], items[-1] = items[-1], items[i]
         return items.pop()
+
+    def _restore(self, taken: list[Element]) -> None:
+        """A partly taken batch goes back last taken first, as TF puts it back."""
+        for element in reversed(taken):
+            self._put(element)
 
     def _available(self) -> int:
         return len(self._items) if self.closed else len(self._items) - self.min_after_dequeue

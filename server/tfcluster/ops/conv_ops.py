@@ -1071,7 +1071,11 @@ def convolution(
     filter = _lookup("filters", filters, "filter", filter)
     dilation_rate = _lookup("dilations", dilations, "dilation_rate", dilation_rate)
     x = input if isinstance(input, Tensor) else convert_to_tensor(input)
-    w = filter if isinstance(filter, Tensor) else convert_to_tensor(filter)
+    # A variable is read where its op takes it, inside the op's scope (TF's
+    # `convolution/ReadVariableOp`); its static shape needs no read.
+    w = filter if isinstance(getattr(filter, "shape", None), TensorShape) else None
+    if w is None:
+        w = convert_to_tensor(filter)
     if x.shape.ndims is not None:
         n = x.shape.ndims - 2
     elif w.shape.ndims is not None:

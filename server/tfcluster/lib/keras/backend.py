@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.client.session import Session
-from tfcluster.framework import default_session, dtypes, errors
+from tfcluster.framework import default_session, device_spec, dtypes, errors
 from tfcluster.framework.graph import (
     Graph,
     Tensor,
@@ -119,6 +119,42 @@ def get_session(op_input_list: Any = ()) -> Session:
     if not _MANUAL_VAR_INIT:
         _initialize_variables(session)
     return session  # type: ignore[no-any-return]
+
+
+# The devices the Keras session lists, asked once per process (TF 1.15's _LOCAL_DEVICES).
+_LOCAL_DEVICES: list[Any] | None = None
+
+
+def has_nchw_support() -> bool:
+    """TF 1.15's _has_nchw_support: not placed on the CPU explicitly and a GPU listed. The
+    first ask of the process opens the Keras session (get_session, which initializes the
+    graph's variables: its VarIsInitializedOp ops and `init` count towards later op seeds)."""
+    global _LOCAL_DEVICES
+    explicitly_on_cpu = _current_device_type() == "CPU"
+    if _LOCAL_DEVICES is None:
+        _LOCAL_DEVICES = list(get_session().list_devices())
+    gpus_available = any(d.device_type == "GPU" for d in _LOCAL_DEVICES)
+    return not explicitly_on_cpu and gpus_available
+
+
+class _DeviceCapture:
+    """What the device scopes would give a new op (TF's _TfDeviceCaptureOp)."""
+
+    type = None
+    name = ""
+    device = ""
+
+    def _set_device(self, device: Any) -> None:
+        self.device = str(device or "")
+
+
+def _current_device_type() -> str | None:
+    capture = _DeviceCapture()
+    get_default_graph()._apply_device_functions(capture)  # type: ignore[arg-type]
+    if not capture.device:
+        return None
+    device_type = device_spec.DeviceSpec.from_string(capture.device).device_type
+    return device_type.upper() if device_type else None
 
 
 def _closed(session: Any) -> bool:

@@ -12,10 +12,12 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, internal_deprecations
-from tfcluster.framework.graph import Tensor, convert_to_tensor
+from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import backend
 from tfcluster.ops import (
     array_ops,
+    constant_op,
     control_flow_ops,
     conv_ops,
     functional_ops,
@@ -38,6 +40,11 @@ def _rank(x: Any) -> int:
 
 
 def _dims(x: Any) -> list[Any]:
+    """K.int_shape as a list: a variable's or tensor's static shape, read without making an
+    op (a resource variable converted to a tensor would add a read TF's graph lacks)."""
+    shape = getattr(x, "shape", None)
+    if isinstance(shape, TensorShape):
+        return list(shape.as_list())
     return list(convert_to_tensor(x).shape.as_list())
 
 
@@ -225,24 +232,29 @@ def repeat(x: Any, n: int) -> Any:
 
 
 def repeat_elements(x: Any, rep: int, axis: int) -> Any:
-    """Each slice along `axis` repeated `rep` times (TF 1.15 splits and concatenates when the
-    axis is known; gathering the same indices gives the same values)."""
+    """Each slice along `axis` repeated `rep` times, with TF 1.15's ops: a known axis is
+    split and its slices concatenated; an unknown one tiled on a new axis and reshaped to the
+    input's shape times the repeats. (An UpSampling1D/3D then makes TF's op count, which a
+    seeded layer built after it takes its op seed from.)"""
     x = convert_to_tensor(x)
-    size = x.shape.as_list()[axis] if x.shape.ndims is not None else None
-    if size is not None:
-        indices = np.repeat(np.arange(size, dtype=np.int32), rep)
-        return array_ops.gather(x, indices, axis=axis)
-    ndim = _rank(x)
-    axis = axis % ndim
-    expanded = array_ops.expand_dims(x, axis + 1)
-    multiples = [1] * (ndim + 1)
-    multiples[axis + 1] = rep
-    tiled = array_ops.tile(expanded, multiples)
-    shape = array_ops.shape(x)
-    new_shape = array_ops.concat(
-        [shape[:axis], array_ops.reshape(shape[axis] * rep, [1]), shape[axis + 1 :]], 0
-    )
-    return array_ops.reshape(tiled, new_shape)
+    x_shape = x.shape.as_list()
+    if x_shape[axis] is not None:
+        splits = array_ops.split(value=x, num_or_size_splits=x_shape[axis], axis=axis)
+        x_rep = [s for s in splits for _ in range(rep)]
+        concat_axis = axis % len(x_shape) if axis < 0 else axis
+        return array_ops.concat(x_rep, concat_axis)
+    auxiliary_axis = axis + 1
+    dynamic_shape = array_ops.shape(x)
+    tiled = array_ops.expand_dims(x, axis=auxiliary_axis)
+    reps = np.ones(len(x_shape) + 1, dtype=np.int32)
+    reps[auxiliary_axis] = rep
+    tiled = array_ops.tile(tiled, reps)
+    reps = np.delete(reps, auxiliary_axis)
+    reps[axis] = rep
+    dynamic_shape = dynamic_shape * constant_op.constant(reps, dtype=dtypes.int32)
+    out = array_ops.reshape(tiled, dynamic_shape)
+    out.set_shape(x_shape)
+    return out
 
 
 def to_dense(tensor: Any) -> Any:
@@ -324,23 +336,35 @@ def resize_images(
     data_format: str,
     interpolation: str = "nearest",
 ) -> Any:
-    if data_format not in ("channels_first", "channels_last"):
-        raise ValueError(f"Invalid `data_format` argument: {data_format}")
-    rows, cols = (2, 3) if data_format == "channels_first" else (1, 2)
-    if interpolation == "nearest":
-        # resize_images_v2's nearest neighbour, for whole factors, repeats rows and columns.
-        return repeat_elements(repeat_elements(x, height_factor, rows), width_factor, cols)
-    if interpolation != "bilinear":
-        raise ValueError('interpolation should be one of "nearest" or "bilinear".')
+    """TF 1.15's K.resize_images: the new size is the input's run-time shape times the
+    factors, and resize_images_v2 (half-pixel centres, under a `resize` name scope) makes
+    it, so an UpSampling2D makes TF's ops (and the op count a later seeded initializer
+    takes its seed from)."""
     from tfcluster.ops import image_ops
 
+    if data_format == "channels_first":
+        rows, cols = 2, 3
+    elif data_format == "channels_last":
+        rows, cols = 1, 2
+    else:
+        raise ValueError(f"Invalid `data_format` argument: {data_format}")
     original = _dims(x)
+    new_shape = array_ops.shape(x)[rows : cols + 1]
+    new_shape = new_shape * constant_op.constant(
+        np.array([height_factor, width_factor], dtype="int32")
+    )
     if data_format == "channels_first":
-        x = array_ops.transpose(x, [0, 2, 3, 1])
-    new_shape = array_ops.shape(x)[1:3] * np.array([height_factor, width_factor], np.int32)
-    x = image_ops.resize_bilinear(x, new_shape, half_pixel_centers=True)
+        x = permute_dimensions(x, [0, 2, 3, 1])
+    if interpolation == "nearest":
+        resizer = image_ops.resize_nearest_neighbor
+    elif interpolation == "bilinear":
+        resizer = image_ops.resize_bilinear
+    else:
+        raise ValueError('interpolation should be one of "nearest" or "bilinear".')
+    with name_scope(None, "resize", [x, new_shape]):
+        x = resizer(x, new_shape, half_pixel_centers=True)
     if data_format == "channels_first":
-        x = array_ops.transpose(x, [0, 3, 1, 2])
+        x = permute_dimensions(x, [0, 3, 1, 2])
     height = None if original[rows] is None else original[rows] * height_factor
     width = None if original[cols] is None else original[cols] * width_factor
     if data_format == "channels_first":
@@ -522,24 +546,34 @@ def in_top_k(predictions: Any, targets: Any, k: int) -> Any:
 
 
 def bias_add(x: Any, bias: Any, data_format: str | None = None) -> Any:
+    """TF 1.15's K.bias_add: BiasAdd for a 4-D channels-last input (or a rank other than 3 to
+    5) and a vector bias; otherwise the bias reshaped to broadcast and added. (A 4-D
+    channels-first input takes the reshape, as TF's on a machine without a GPU.)"""
     data_format = data_format or backend.image_data_format()
     if data_format not in ("channels_first", "channels_last"):
         raise ValueError("Unknown data_format: " + str(data_format))
-    bias_shape = _dims(bias)
+    bias_shape = tuple(_dims(bias))
     ndim = _rank(x)
     if len(bias_shape) != 1 and len(bias_shape) != ndim - 1:
         raise ValueError(
-            f"Unexpected bias dimensions {len(bias_shape)}, expect to be 1 or {ndim - 1} dimensions"
+            f"Unexpected bias dimensions {len(bias_shape)}, expect to be 1 or {ndim} dimensions"
         )
-    if len(bias_shape) == 1:
-        if data_format == "channels_first" and ndim > 2:
-            shape = [1, bias_shape[0]] + [1] * (ndim - 2)
-            return x + array_ops.reshape(bias, shape)
+    first = data_format == "channels_first"
+    vector = len(bias_shape) == 1
+    if ndim == 4 and not first and vector:
+        return nn_ops.bias_add(x, bias, data_format="NHWC")
+    if ndim == 4 and first and vector:
+        backend.has_nchw_support()  # asked as TF 1.15's, the reshape used either way
+    if ndim not in (3, 4, 5):
         return nn_ops.bias_add(x, bias)
-    if data_format == "channels_first":
-        bias = array_ops.reshape(bias, [1, bias_shape[-1], *bias_shape[:-1]])
-        return x + bias
-    return x + array_ops.reshape(bias, [1, *bias_shape])
+    spatial = ndim - 2
+    if vector:
+        shape = (1, bias_shape[0], *[1] * spatial) if first else (*[1] * (ndim - 1), bias_shape[0])
+    elif first:
+        shape = (1, bias_shape[-1], *bias_shape[:-1])
+    else:
+        shape = (1, *bias_shape)
+    return x + array_ops.reshape(bias, shape)
 
 
 def batch_normalization(
@@ -556,6 +590,8 @@ def normalize_batch_in_training(
     """(normalized, mean, variance) over reduction_axes, broadcast back to x's shape."""
     from tfcluster.ops import nn_impl
 
+    if _rank(x) == 4 and list(reduction_axes) in ([0, 1, 2], [0, 2, 3]):
+        backend.has_nchw_support()  # asked as TF 1.15's (the first ask opens the session)
     mean, variance = nn_ops.moments(x, list(reduction_axes), keep_dims=False)
     ndim = _rank(x)
     if sorted(reduction_axes) == list(builtins.range(ndim))[:-1]:
@@ -605,7 +641,12 @@ def _to_nhwc(x: Any, data_format: str | None) -> tuple[Any, bool]:
     data_format = data_format or backend.image_data_format()
     if data_format not in ("channels_first", "channels_last"):
         raise ValueError("Unknown data_format: " + str(data_format))
-    return x, data_format == "channels_first"
+    first = data_format == "channels_first"
+    if first:
+        # TF 1.15 asks whether NCHW runs here (its first ask opens the Keras session, which
+        # initializes the graph's variables); the channels-last layout is used either way.
+        backend.has_nchw_support()
+    return x, first
 
 
 def _padding(padding: str) -> str:

@@ -667,6 +667,9 @@ class Conv2DTranspose(Conv2D):
         transposed to NHWC and the result back."""
         first = self.data_format == "channels_first"
         if first:
+            from tfcluster.lib.keras import backend
+
+            backend.has_nchw_support()  # asked as TF's (its first ask opens the Keras session)
             x = array_ops.transpose(x, (0, 2, 3, 1))
             output_shape = (output_shape[0], output_shape[2], output_shape[3], output_shape[1])
         if output_shape[0] is None:

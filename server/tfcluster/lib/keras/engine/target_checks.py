@@ -1,6 +1,7 @@
-"""What Keras (TF 1.15) checks of the arrays given to fit/evaluate before running anything:
-as many samples in every input and target array, each target of the shape its output and
-loss expect, and targets fit for categorical_crossentropy. Each failure is TF's ValueError,
+"""What Keras (TF 1.15) checks of the target arrays given to fit/evaluate before running
+anything: as many samples in every input and target array, targets of mean squared error and
+the cross-entropies shaped as their outputs (no other target is held to its output's shape),
+and targets fit for categorical_crossentropy. Each failure is TF's ValueError,
 with its message, instead of a shape error from inside the step."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.lib.keras import losses
+from tfcluster.lib.keras.engine import input_checks
 
 _SHAPE_CHECKED_LOSSES = (
     losses.mean_squared_error,
@@ -27,26 +29,6 @@ def _function_of(fn: Any) -> tuple[Any, str]:
     return fn, getattr(fn, "__name__", type(fn).__name__)
 
 
-def _is_sparse_categorical(fn: Any) -> bool:
-    return _function_of(fn)[0] is losses.sparse_categorical_crossentropy
-
-
-def _expected_shape(output_shape: tuple[Any, ...], fn: Any) -> tuple[Any, ...] | None:
-    """The target shape Keras expects for an output under its loss (None: a user's loss,
-    nothing assumed)."""
-    if _is_sparse_categorical(fn):
-        return (*output_shape[:-1], 1)
-    if fn is None:
-        return None
-    function, _ = _function_of(fn)
-    if isinstance(fn, losses.Loss) and not isinstance(fn, losses.LossFunctionWrapper):
-        return output_shape
-    # A function that is not one of Keras's losses is the user's: no assumption about it.
-    if getattr(losses, getattr(function, "__name__", ""), None) is not function:
-        return None
-    return output_shape
-
-
 def _samples(arrays: Sequence[np.ndarray]) -> set[int]:
     return {int(a.shape[0]) for a in arrays if a.ndim}
 
@@ -56,7 +38,6 @@ def check(
     ys: Sequence[np.ndarray],
     outputs: Sequence[Any],
     loss_fns: Sequence[Any],
-    output_names: Sequence[str],
 ) -> None:
     in_samples, target_samples = _samples(xs), _samples(ys)
     if len(in_samples) > 1:
@@ -71,27 +52,13 @@ def check(
             "All target arrays (y) should have the same number of samples. Got array shapes: "
             f"{shapes}"
         )
-    for y, output, fn, name in zip(ys, outputs, loss_fns, output_names):
+    for y, output, fn in zip(ys, outputs, loss_fns):
+        # TF 1.15 does not hold targets to their outputs' shapes (standardize_input_data is
+        # given no shapes for them): only the key losses compare dimensions, below.
         output_shape = tuple(output.shape.as_list()) if output.shape.ndims is not None else None
         if output_shape is None:
             continue
-        expected = _expected_shape(output_shape, fn)
-        data_shape = y.shape
-        if expected is not None:
-            if y.ndim == 1 and len(expected) != 1:
-                data_shape = (*y.shape, 1)
-            if len(data_shape) != len(expected):
-                raise ValueError(
-                    f"Error when checking target: expected {name} to have {len(expected)} "
-                    f"dimensions, but got array with shape {y.shape}"
-                )
-            for dim, ref in zip(data_shape[1:], expected[1:]):
-                if ref is not None and dim != ref:
-                    raise ValueError(
-                        f"Error when checking target: expected {name} to have shape "
-                        f"{expected} but got array with shape {y.shape}"
-                    )
-        _check_loss_target(y, fn, output_shape)
+        _check_loss_target(input_checks.as_column_if_flat(y), fn, output_shape)
     if in_samples and target_samples and in_samples != target_samples:
         raise ValueError(
             "Input arrays should have the same number of samples as target arrays. Found "

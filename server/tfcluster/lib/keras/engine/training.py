@@ -17,6 +17,7 @@ from tfcluster.lib.keras import backend, losses, metrics, optimizers
 from tfcluster.lib.keras import callbacks as cbks
 from tfcluster.lib.keras.backend_function import run_step
 from tfcluster.lib.keras.engine import (
+    input_checks,
     layer_metrics,
     model_functions,
     sample_weights,
@@ -572,6 +573,14 @@ class Model(Network):
                 "(pass numpy arrays)"
             )
         xs = [_as_array(a) for a in _as_list(x)]
+        fed = self._feed_inputs()
+        if fed and len(xs) == len(fed) and not isinstance(x, dict):
+            names = dict(zip((id(t) for t in self.inputs), self.input_names))
+            xs = input_checks.check(
+                xs,
+                [names.get(id(t), t.op.name) for t in fed],
+                [tuple(t.shape.as_list()) if t.shape.ndims is not None else None for t in fed],
+            )
         ys = [_as_array(a) for a in _as_list(y)]
         return xs, ys
 
@@ -601,15 +610,12 @@ class Model(Network):
 
     def _check_targets(self, xs: list[np.ndarray], ys: list[np.ndarray]) -> None:
         self._ensure_loss()
-        target_checks.check(xs, ys, self.outputs, self._loss_fns, self._output_layer_names())
+        target_checks.check(xs, ys, self.outputs, self._loss_fns)
 
     def _feed_inputs(self) -> list[Tensor]:
         """The inputs arrays feed: placeholders (an Input(tensor=...) of another tensor
         feeds itself, as TF 1.15's _feed_inputs leave it out)."""
         return [t for t in self.inputs if _is_fed(t)]
-
-    def _output_layer_names(self) -> list[str]:
-        return [t.op.name.split("/")[0] for t in self.outputs]
 
     def _feed(
         self,

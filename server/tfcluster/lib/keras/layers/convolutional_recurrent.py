@@ -178,9 +178,15 @@ class ConvLSTM2D(Layer):
     ) -> Any:
         if initial_state is None:
             initial_state = self.get_initial_state(inputs)
-        # TF 1.15's ConvRNN2D runs K.rnn's while loop (so the time steps may be unknown).
+        # TF 1.15's ConvRNN2D runs K.rnn's while loop (so the time steps may be unknown), the
+        # known number of steps its maximum_iterations.
         last, outputs, states = keras_rnn_loop(
-            self._step, inputs, list(initial_state), go_backwards=self.go_backwards, mask=mask
+            self._step,
+            inputs,
+            list(initial_state),
+            go_backwards=self.go_backwards,
+            mask=mask,
+            input_length=inputs.shape.as_list()[1],
         )
         output = outputs if self.return_sequences else last
         if self.return_state:

@@ -48,8 +48,10 @@ def keras_rnn_loop(
     time_major: bool = False,
     mask: Any = None,
     zero_output_for_mask: bool = False,
+    input_length: int | None = None,
 ) -> tuple[Any, Any, list[Any]]:
-    """(last output, outputs, final states) as TF 1.15's K.rnn builds them;
+    """(last output, outputs, final states) as TF 1.15's K.rnn builds them (input_length, when
+    given, is the while loop's maximum_iterations, as ConvRNN2D passes it);
     step_function(inputs_t, states) -> (output_t, new states) builds TF's ops for a step.
     With a mask, a masked step's output is the previous one, or zeros where
     zero_output_for_mask (a Bidirectional's layers returning sequences)."""
@@ -82,6 +84,7 @@ def keras_rnn_loop(
             go_backwards,
             time_major,
             zero_output_for_mask,
+            input_length,
         )
 
     def body(time: Any, output_ta_t: Any, *states: Any) -> Any:
@@ -95,6 +98,7 @@ def keras_rnn_loop(
         cond=lambda time, *_: time < steps,
         body=body,
         loop_vars=(time, output_ta, *initial_states),
+        maximum_iterations=input_length,
         parallel_iterations=32,
         swap_memory=True,
     )
@@ -114,6 +118,7 @@ def _masked_loop(
     go_backwards: bool,
     time_major: bool,
     zero_output_for_mask: bool,
+    input_length: int | None = None,
 ) -> tuple[Any, Any, list[Any]]:
     """K.rnn's loop with a mask: (time, outputs, previous output, *states)."""
     if go_backwards:
@@ -139,6 +144,7 @@ def _masked_loop(
         cond=lambda time, *_: time < steps,
         body=body,
         loop_vars=(time, output_ta, zero_output, *initial_states),
+        maximum_iterations=input_length,
         parallel_iterations=32,
         swap_memory=True,
     )
