@@ -278,7 +278,10 @@ class QueueResource:
         if k <= 0:
             return
         taken.extend(self._take() for _ in range(k))
-        self._cond.notify_all()
+        if len(taken) >= n or self._enqueuers:
+            # The dequeue's batch is full, or room was made for a waiting enqueue; otherwise
+            # nobody needs waking (one wake-up per batch, not one per element).
+            self._cond.notify_all()
         self._feed_enqueuer()
 
     def _made_room(self) -> None:
