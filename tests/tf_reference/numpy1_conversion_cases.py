@@ -83,4 +83,24 @@ def converted_to_python_numbers(tf):
     }
 
 
-CASES = {f.__name__: f for f in (stored_into_an_element, converted_to_python_numbers)}
+def scalar_costs_averaged_in_python(tf):
+    """A scalar cost (a constant times a reduction: its kernel's result a bare numpy scalar)
+    summed into a Python float over a few runs, as autoencoder and RL loops average it: the
+    fetched float32 promotes the running sum to float64 under numpy 1."""
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [None, 4])
+    w = tf.Variable(tf.ones([4, 4]))
+    cost = 0.5 * tf.reduce_sum(tf.pow(tf.subtract(tf.matmul(x, w), x), 2.0))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        avg = 0.0
+        for i in range(3):
+            value = sess.run(cost, {x: np.full((5, 4), 0.1 * (i + 1), np.float32)})
+            avg += value / 700 * 5
+    return {"fetched": type(value).__name__, "sum": repr(avg), "sum_type": type(avg).__name__}
+
+
+CASES = {
+    f.__name__: f
+    for f in (stored_into_an_element, converted_to_python_numbers, scalar_costs_averaged_in_python)
+}

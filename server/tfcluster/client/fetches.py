@@ -108,6 +108,9 @@ class FetchHandler:
             # 0-d results come back as numpy scalars (np.float32(1.0)), as in TensorFlow.
             if isinstance(v, np.ndarray) and v.ndim == 0:
                 return numpy1_scalars.as_fetched_scalar(v[()])
+            if isinstance(v, np.generic):
+                # A kernel's bare numpy scalar (0-d arithmetic gives one): the same wrapper.
+                return numpy1_scalars.as_fetched_scalar(v)
             return v
         if kind == "op":
             return None
