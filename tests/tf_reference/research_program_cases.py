@@ -212,7 +212,21 @@ def products_with_negative_zeros(tf):
     return out
 
 
+def weight_decay_of_large_weights(tf):
+    """tf.nn.l2_loss of weights past 65536 values (a dense 6272x384, a 3x3x64x128 kernel) as
+    a weight decay term sums them: float32 sums close to TF's blocked Eigen sum."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(0)
+    losses = {}
+    for shape in [(6272, 384), (3, 3, 64, 128), (70000,), (1000, 100)]:
+        x = tf.constant((rng.randn(*shape) * 0.05).astype(np.float32))
+        losses["x".join(str(d) for d in shape)] = tf.nn.l2_loss(x)
+    with tf.Session() as sess:
+        return {k: float(v) for k, v in sorted(sess.run(losses).items())}
+
+
 CASES = {
+    "weight_decay_of_large_weights": weight_decay_of_large_weights,
     "top_k_unsorted_order": top_k_unsorted_order,
     "large_dropout_rate_warnings": large_dropout_rate_warnings,
     "multi_output_results_as_namedtuples": multi_output_results_as_namedtuples,
