@@ -36,6 +36,51 @@ print("built")
 tf.logging.info("Parsing done")
 w = tf.log(2.0) + tf.to_float(1)
 """,
+    "sync_on_read_variables_saved_and_restored_under_mirrored_strategy": """
+import os
+import tempfile
+
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+with strategy.scope():
+    mean = tf.Variable(
+        [1.0, 2.0],
+        name="moving_mean",
+        synchronization=tf.VariableSynchronization.ON_READ,
+        aggregation=tf.VariableAggregation.MEAN,
+        trainable=False,
+        use_resource=True,
+    )
+    total = tf.Variable(
+        3.0,
+        name="total",
+        synchronization=tf.VariableSynchronization.ON_READ,
+        aggregation=tf.VariableAggregation.SUM,
+        trainable=False,
+    )
+print(type(mean).__name__, mean.dtype, [v.name for v in tf.global_variables()])
+saver = tf.train.Saver()
+folder = tempfile.mkdtemp()
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    path = saver.save(sess, os.path.join(folder, "model"))
+    sess.run(tf.group(*[c.assign(tf.zeros_like(c)) for c in mean.values + total.values]))
+    saver.restore(sess, path)
+    print(sess.run(mean.values[0]), sess.run(total.values[0]))
+print(sorted((n, tuple(s)) for n, s in tf.train.list_variables(folder)))
+""",
+    "mirrored_strategy_warns_as_it_chooses_its_reduction": """
+import tensorflow as tf
+
+for devices in (["/cpu:0"], ["/gpu:0", "/cpu:0"], None):
+    strategy = tf.distribute.MirroredStrategy(devices)
+    print(strategy.num_replicas_in_sync)
+explicit = tf.distribute.MirroredStrategy(
+    ["/cpu:0"], cross_device_ops=tf.distribute.ReductionToOneDevice()
+)
+print(explicit.num_replicas_in_sync)
+""",
 }
 
 _FROM = re.compile(r"^(WARNING:tensorflow:From )(\S+?):\d+: ")
