@@ -73,13 +73,58 @@ print(sorted((n, tuple(s)) for n, s in tf.train.list_variables(folder)))
     "mirrored_strategy_warns_as_it_chooses_its_reduction": """
 import tensorflow as tf
 
-for devices in (["/cpu:0"], ["/gpu:0", "/cpu:0"], None):
+for devices in (["/cpu:0"], ["/gpu:0"], None):
     strategy = tf.distribute.MirroredStrategy(devices)
     print(strategy.num_replicas_in_sync)
 explicit = tf.distribute.MirroredStrategy(
     ["/cpu:0"], cross_device_ops=tf.distribute.ReductionToOneDevice()
 )
 print(explicit.num_replicas_in_sync)
+""",
+    "estimator_input_fn_told_its_input_context": """
+import logging
+import tempfile
+
+import numpy as np
+import tensorflow as tf
+
+# TF's logger is "tensorflow" in both frameworks (run_case renames the framework's module).
+logging.getLogger("tensor" + "flow").addFilter(
+    lambda record: record.levelno >= logging.WARNING or "input_fn" in record.getMessage()
+)
+tf.logging.set_verbosity(tf.logging.INFO)
+
+
+def model_fn(features, labels, mode):
+    w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(features, w) - labels))
+    step = tf.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.train.get_or_create_global_step()
+    )
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=step)
+
+
+def data():
+    x = np.ones((4, 2), np.float32)
+    return tf.data.Dataset.from_tensor_slices((x, x[:, :1])).repeat().batch(2)
+
+
+def train_input_fn(input_context=None):
+    print("train", type(input_context).__name__, input_context.num_input_pipelines)
+    return data()
+
+
+def eval_input_fn(params, input_context="unset"):
+    print("eval", input_context)
+    return data()
+
+
+config = tf.estimator.RunConfig(
+    train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"]), tf_random_seed=1
+)
+est = tf.estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp(), config=config)
+est.train(train_input_fn, steps=1)
+print(sorted(est.evaluate(eval_input_fn, steps=1)))
 """,
 }
 
