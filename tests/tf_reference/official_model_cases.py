@@ -126,6 +126,33 @@ est = tf.estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp(), config=conf
 est.train(train_input_fn, steps=1)
 print(sorted(est.evaluate(eval_input_fn, steps=1)))
 """,
+    "sharded_saver_puts_partitioned_resource_variables_in_a_cpu_shard": """
+import os
+import tempfile
+
+import tensorflow as tf
+
+step = tf.train.get_or_create_global_step()
+with tf.variable_scope("linear", partitioner=tf.fixed_size_partitioner(2)):
+    w = tf.get_variable("w", [4, 1], use_resource=True, initializer=tf.ones_initializer())
+plain = tf.get_variable("plain", [2], use_resource=True, initializer=tf.zeros_initializer())
+ref = tf.get_variable("ref", [3], initializer=tf.zeros_initializer(), use_resource=False)
+saver = tf.train.Saver(sharded=True)
+graph = tf.get_default_graph()
+for op in graph.get_operations():
+    if op.type == "SaveV2":
+        names = [n.decode() for n in op.inputs[1].op.get_attr("value").string_val]
+        print(op.name, op.device, names)
+folder = tempfile.mkdtemp()
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    path = saver.save(sess, os.path.join(folder, "model"), global_step=7)
+    sess.run(tf.assign(w._get_variable_list()[1], [[5.0], [6.0]]))
+    saver.restore(sess, path)
+    print(sess.run(tf.concat(w._get_variable_list(), 0)).ravel())
+print(sorted(f for f in os.listdir(folder) if f.startswith("model")))
+print(sorted(tf.train.list_variables(path)))
+""",
 }
 
 _FROM = re.compile(r"^(WARNING:tensorflow:From )(\S+?):\d+: ")
