@@ -77,7 +77,7 @@ class _Visitor:
                 found.append((parent, node.attr))
                 try:
                     return types.ModuleType.__getattribute__(parent, node.attr)
-                except AttributeError:
+                except Exception:  # a name tfcluster lacks fails on use, not here
                     return _NOTHING
         return _NOTHING
 
