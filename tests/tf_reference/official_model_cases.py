@@ -73,7 +73,7 @@ print(sorted((n, tuple(s)) for n, s in tf.train.list_variables(folder)))
     "mirrored_strategy_warns_as_it_chooses_its_reduction": """
 import tensorflow as tf
 
-for devices in (["/cpu:0"], ["/gpu:0"], None):
+for devices in (["/cpu:0"], ["/gpu:7"]):  # (no GPU 7 on any machine here)
     strategy = tf.distribute.MirroredStrategy(devices)
     print(strategy.num_replicas_in_sync)
 explicit = tf.distribute.MirroredStrategy(
