@@ -22,6 +22,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+from tfcluster.api import _converted_reads
 from tfcluster.framework import internal_deprecations
 from tfcluster.framework.converted_code import in_converted_function
 from tfcluster.framework.python37_lines import as_given as _as_given
@@ -437,6 +438,14 @@ def _announce(module_path: str, name: str, frame: types.FrameType | None) -> Non
     filename = frame.f_code.co_filename
     if in_package(filename):
         return
+    if in_converted_function() and _converted_reads.first_scan(frame.f_code):
+        # AutoGraph resolves every `module.name` of the function when it converts it: the
+        # function's deprecated names are announced together, in source order, before the
+        # rest of its body runs.
+        for module, attribute in _converted_reads.module_reads(frame):
+            path = _module_path(module)
+            if path is not None and attribute in _pending(path):
+                _announce(path, attribute, frame)
     with _lock:
         pending = _pending(module_path)
         if name not in pending:

@@ -119,11 +119,14 @@ class ResourceVariableSaveable(SaveableObject):
     """A resource variable: saved from a read of it, restored with AssignVariableOp (TF's
     ResourceVariableSaveable)."""
 
-    def __init__(self, var: Any, slice_spec: str, name: str) -> None:
+    def __init__(self, var: Any, slice_spec: str, name: str, copied_to_cpu: bool = False) -> None:
         handle = var._ref()
         # The variable's own read (TF saves its graph element), no new op.
         tensor = var._as_graph_element()
-        spec = SaveSpec(tensor, slice_spec, name, var.dtype.base_dtype, handle.device)
+        # A partition's slice TF saves from a copy on its machine's CPU: a sharded Saver puts
+        # it in that device's shard (apart from whole variables on no device).
+        where = _set_cpu0(handle.device) if copied_to_cpu else handle.device
+        spec = SaveSpec(tensor, slice_spec, name, var.dtype.base_dtype, where)
         super().__init__(var, [spec], name)
         self._var = var
 
@@ -143,8 +146,9 @@ def _on(device_name: str) -> Any:
 
 
 def _saveable_of(var: Any, slice_spec: str, name: str) -> SaveableObject:
+    """The saveable of one partition of a partitioned variable."""
     if getattr(var, "_is_resource_variable", False):
-        return ResourceVariableSaveable(var, slice_spec, name)
+        return ResourceVariableSaveable(var, slice_spec, name, copied_to_cpu=True)
     return ReferenceVariableSaveable(var, slice_spec, name)
 
 

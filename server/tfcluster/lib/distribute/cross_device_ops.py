@@ -223,3 +223,27 @@ def choose_the_best(devices: Sequence[str]) -> CrossDeviceOps:
     """What MirroredStrategy uses when it is given none: TF picks NCCL only for GPUs it can
     reach, and reduces to one device otherwise (always, here: no NCCL)."""
     return ReductionToOneDevice()
+
+
+def warn_as_choosing(devices: Sequence[str], gpu_count: int) -> None:
+    """The warning TF 1.15's choose_the_best logs when a local MirroredStrategy is made without
+    cross_device_ops: devices this process lacks, or a device that is not a GPU (then it
+    reduces to one device). `devices` canonical, `gpu_count` this process's GPUs."""
+    from tfcluster.lib.platform import tf_logging as logging
+
+    local = {"/replica:0/task:0/device:CPU:0"} | {
+        f"/replica:0/task:0/device:GPU:{i}" for i in range(gpu_count)
+    }
+    requested = set(devices)
+    using = requested & local
+    if len(using) != len(requested):
+        # TF subtracts the machine's device names (not canonical) from the canonical ones
+        # requested: its list names every requested device (in a set's order: sorted here).
+        logging.warning(
+            "Some requested devices in `tf.distribute.Strategy` are not visible to TensorFlow: %s",
+            ",".join(sorted(requested)),
+        )
+    elif any("gpu" not in d.lower() for d in using):
+        logging.warning(
+            "There is non-GPU devices in `tf.distribute.Strategy`, not using nccl allreduce."
+        )

@@ -84,6 +84,8 @@ class MirroredStrategy(Strategy):
                 "In-graph multi-worker training with `MirroredStrategy` is not supported."
             )
         input_workers = [w + "/device:CPU:0" for w in workers] or ["/device:CPU:0"]
+        if cross_device_ops is None and not workers:
+            cdo.warn_as_choosing(canonical, len(gpu.local_gpus()))
         super().__init__(
             MirroredExtended(
                 None, canonical, cross_device_ops=cross_device_ops, input_workers=input_workers

@@ -365,11 +365,11 @@ class _SyncOnReadSaveable(SaveableObject):
 
     def __init__(self, var: SyncOnReadVariable, slice_spec: str, name: str | None) -> None:
         primary = var.primary
-        ref = primary._ref()
         name = name or primary.op.name
         with distribution_context_scope(var):
             tensor = var.value()
-        spec = SaveSpec(tensor, slice_spec, name, ref.dtype.base_dtype, ref.device)
+        # The variable's dtype (a resource copy's handle is a `resource` tensor).
+        spec = SaveSpec(tensor, slice_spec, name, primary.dtype.base_dtype, primary.device)
         super().__init__(var, [spec], name)
         self._var = var
 

@@ -247,14 +247,19 @@ class Estimator:
     ) -> Any:
         args = _fn_args(input_fn)
         kwargs: dict[str, Any] = {}
-        if "input_context" in args:
-            kwargs["input_context"] = input_context
         if "mode" in args:
             kwargs["mode"] = mode
         if "params" in args:
             kwargs["params"] = self._params
         if "config" in args:
             kwargs["config"] = self._config
+        if input_context and "input_context" in args:
+            # As TF 1.15: only a strategy's context is passed (else the default stays).
+            logging.info(
+                "The `input_fn` accepts an `input_context` which will be given by "
+                "DistributionStrategy"
+            )
+            kwargs["input_context"] = input_context
         # TF builds the input pipeline on the CPU.
         with get_default_graph().device("/cpu:0"):
             return input_fn(**kwargs)
