@@ -1,6 +1,6 @@
 """The options TF 1.15 applies to a dataset before making an iterator over it
-(Dataset._apply_options): an OptimizeDataset naming its static optimizations, then a
-ModelDataset while autotuning is on.
+(Dataset._apply_options): its threading options' datasets, an OptimizeDataset naming its
+static optimizations, then a ModelDataset while autotuning is on.
 
 make_initializable_iterator and make_one_shot_iterator apply them; Iterator.make_initializer
 does not, so a pipeline it starts runs unoptimized: shuffle().repeat() reshuffles each epoch
@@ -47,11 +47,23 @@ def static_optimizations(optimization: Any) -> list[str]:
 
 
 def apply_options(dataset: Dataset) -> Dataset:
-    """`dataset` with TF's OptimizeDataset and ModelDataset after it, in the default graph."""
+    """`dataset` with TF's threading datasets (MaxIntraOpParallelismDataset,
+    PrivateThreadPoolDataset: where their options are set), OptimizeDataset and ModelDataset
+    after it, in the default graph."""
     optimization = dataset.options().experimental_optimization
     names = static_optimizations(optimization)
     attrs = st.op_attrs(dataset._structure)
     out = dataset
+    threading = dataset.options().experimental_threading
+    for option, op_type, input_name in (
+        ("max_intra_op_parallelism", "MaxIntraOpParallelismDataset", "max_intra_op_parallelism"),
+        ("private_threadpool_size", "PrivateThreadPoolDataset", "num_threads"),
+    ):
+        value = None if threading is None else getattr(threading, option)
+        if value is not None:
+            t = convert_to_tensor(value, dtype=dtypes.int64, name=input_name)
+            variant = dataset_ops.dataset_op(op_type, [out._variant_tensor, t], attrs)
+            out = Dataset(variant, dataset._structure, [out])
     if names:
         optimizations = convert_to_tensor(names, dtype=dtypes.string, name="optimizations")
         variant = dataset_ops.dataset_op(
