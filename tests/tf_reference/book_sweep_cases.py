@@ -536,7 +536,37 @@ def keras_conv_lstm_loop_and_seeds(tf):
     return out
 
 
+def slice_index_dtypes(tf):
+    """tf.slice and tf.strided_slice infer their index dtype from the first index input as
+    TF's op_def_library does (a numpy int64 begin stays int64, later lists follow it), and a
+    tensor of another dtype is TF's TypeError (a self-organizing map's slices)."""
+    tf.reset_default_graph()
+    x = tf.reshape(tf.range(12), [3, 4])
+    out = {}
+    attempts = {
+        "int64_begin_list_size": lambda: tf.slice(x, tf.constant([1, 0], tf.int64), [1, 2]),
+        "numpy_int64_begin": lambda: tf.slice(x, np.array([1, 0], np.int64), [1, 2]),
+        "list_begin_int64_size": lambda: tf.slice(x, [1, 0], tf.constant([1, 2], tf.int64)),
+        "strided_int64_begin": lambda: tf.strided_slice(x, tf.constant([1, 0], tf.int64), [2, 2]),
+        "strided_numpy_int64": lambda: tf.strided_slice(
+            x, np.array([1, 0], np.int64), np.array([2, 2], np.int64)
+        ),
+        "strided_mixed_tensors": lambda: tf.strided_slice(
+            x, tf.constant([1, 0], tf.int64), tf.constant([2, 2])
+        ),
+    }
+    with tf.Session() as sess:
+        for key, fn in sorted(attempts.items()):
+            try:
+                t = fn()
+                out[key] = [sess.run(t).tolist(), [i.dtype.name for i in t.op.inputs]]
+            except Exception as e:
+                out[key] = [type(e).__name__, str(e).split("\n")[0]]
+    return out
+
+
 CASES = {
+    "slice_index_dtypes": slice_index_dtypes,
     "keras_array_shape_checks": keras_array_shape_checks,
     "keras_named_inputs_and_flat_arrays": keras_named_inputs_and_flat_arrays,
     "nn_kernel_shape_errors": nn_kernel_shape_errors,

@@ -113,3 +113,7 @@ def test_conv_lstm_loop_takes_its_steps_as_maximum_iterations() -> None:
         np.testing.assert_allclose(
             actual[key]["value"], want["value"], rtol=1e-5, atol=1e-6, err_msg=key
         )
+
+
+def test_slices_infer_their_index_dtype_from_the_first_index_input_as_tf() -> None:
+    _same_outcomes("slice_index_dtypes")

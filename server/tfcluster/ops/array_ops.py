@@ -165,6 +165,40 @@ def _int_tensor(value: Any, name: str, allow_int64: bool = True) -> Tensor:
     return t
 
 
+def _index_inputs(op_type: str, named: list[tuple[Any, str]]) -> list[Tensor]:
+    """Inputs sharing one index type attr without a default (Slice's and StridedSlice's
+    Index), as TF's op_def_library infers it: the first converted as it is (a numpy int64
+    array stays int64, a list of Python ints is int32), the rest converted to its dtype; a
+    tensor of another dtype is TF's TypeError naming both inputs."""
+    out: list[Tensor] = []
+    for value, name in named:
+        if not out:
+            if isinstance(value, TensorShape):
+                value = value.as_list()
+            if isinstance(value, (list, tuple)):
+                value = [d.value if isinstance(d, Dimension) else d for d in value]
+            first = convert_to_tensor(value, name=name)
+            if first.dtype.base_dtype not in _INDEX_DTYPES:
+                raise TypeError(
+                    f"Value passed to parameter '{name}' has DataType "
+                    f"{first.dtype.base_dtype.name} not in list of allowed values: int32, int64"
+                )
+            out.append(first)
+            continue
+        want = out[0].dtype.base_dtype
+        if isinstance(value, Tensor) and value.dtype.base_dtype != want:
+            raise TypeError(
+                f"Input '{name}' of '{op_type}' Op has type {value.dtype.base_dtype.name} that "
+                f"does not match type {want.name} of argument '{named[0][1]}'."
+            )
+        if isinstance(value, TensorShape):
+            value = value.as_list()
+        if isinstance(value, (list, tuple)):
+            value = [d.value if isinstance(d, Dimension) else d for d in value]
+        out.append(convert_to_tensor(value, dtype=want, name=name))
+    return out
+
+
 def _int32_input(value: Any, name: str, op_type: str) -> Tensor:
     """An input whose op def fixes its type to int32 (no type attr): TF's op_def_library says
     which op's input a tensor of another type was passed to, or which value failed to convert."""
@@ -1098,13 +1132,7 @@ op_def_registry.register("_FusedAddNOfStridedSliceGrads", _strided_slice_grad_in
 def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "Slice", [input_, begin, size]) as scope:
         x = convert_to_tensor(input_, name="input")
-        b = _int_tensor(begin, "begin")
-        s = _int_tensor(size, "size")
-        if b.dtype.base_dtype != s.dtype.base_dtype:
-            raise TypeError(
-                f"Input 'size' of 'Slice' Op has type {s.dtype.base_dtype.name} that does not "
-                f"match type {b.dtype.base_dtype.name} of argument 'begin'."
-            )
+        b, s = _index_inputs("Slice", [(begin, "begin"), (size, "size")])
         attrs = {"T": x.dtype.base_dtype, "Index": b.dtype.base_dtype}
         return _output("Slice", [x, b, s], attrs, scope)
 
@@ -1140,13 +1168,10 @@ def strided_slice(
         strides = ones_like(begin)
     with name_scope(name, "StridedSlice", [input_, begin, end, strides]) as scope:
         x = convert_to_tensor(input_, name="input")
-        b = _int_tensor(begin, "begin")
-        e = _int_tensor(end, "end")
-        s = _int_tensor(strides, "strides")
-        index_dtype = b.dtype.base_dtype
-        if e.dtype.base_dtype != index_dtype or s.dtype.base_dtype != index_dtype:
-            raise TypeError("begin, end and strides of StridedSlice must have the same dtype")
-        attrs: dict[str, Any] = {"T": x.dtype.base_dtype, "Index": index_dtype}
+        b, e, s = _index_inputs(
+            "StridedSlice", [(begin, "begin"), (end, "end"), (strides, "strides")]
+        )
+        attrs: dict[str, Any] = {"T": x.dtype.base_dtype, "Index": b.dtype.base_dtype}
         attrs.update(
             _mask_attrs(begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
         )
