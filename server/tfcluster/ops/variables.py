@@ -30,6 +30,7 @@ from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import (
     array_ops,
     constant_op,
+    initial_value_guard,
     math_ops,
     save_slice_info,
     scatter_ops,
@@ -248,8 +249,11 @@ class Variable(metaclass=_VariableMeta):
         if validate_shape and not self._initial_value.shape.is_fully_defined():
             raise ValueError(f"initial_value must have a shape specified: {self._initial_value}")
         with colocate_with(self._variable.op):
+            # As TF: the variables the initial value reads are guarded (their initialized
+            # values), so the initializers may run in any order.
+            value = initial_value_guard.guarded(scope, self._initial_value, graph)
             self._initializer_op = state_ops.assign(
-                self._variable, self._initial_value, validate_shape=validate_shape
+                self._variable, value, validate_shape=validate_shape
             ).op
         attrs = {"T": self.dtype.base_dtype}
         if self._caching_device is not None:
