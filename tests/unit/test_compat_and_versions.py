@@ -130,3 +130,15 @@ def test_resource_loader_finds_files_next_to_the_caller() -> None:
         tf.resource_loader.load_resource("no/such/file")
     root = pathlib.Path(tf.resource_loader.get_root_dir_with_all_resources())
     assert root.is_dir() and package in (root, *root.parents)
+
+
+def test_dir_of_compat_lists_tfs_names_and_its_v1_and_v2_modules() -> None:
+    """TF 1.15's dir(tf.compat): its functions and constants (the recorded v1 names) and the
+    v1 and v2 modules; nothing of the module's own imports."""
+    import json
+
+    names = json.loads(
+        (pathlib.Path(tf.__file__).parent / "api" / "tf115_v1_names.json").read_text()
+    )["compat"]
+    public = [n for n in dir(tf.compat) if not n.startswith("_")]
+    assert public == sorted([*names, "v1", "v2"])
