@@ -68,7 +68,122 @@ def nn_module_functions_run(tf):
         return {name: value.tolist() for name, value in got.items()}
 
 
+def _same(module, face, names):
+    return {name: getattr(module, name) is getattr(face, name) for name in names}
+
+
+def rnn_cell_impl_holds_tf_nn_rnn_cells(tf):
+    """rnn_cell_impl's cells are tf.nn.rnn_cell's very classes; its helpers answer as TF's."""
+    impl = _private(tf, "python.ops.rnn_cell_impl")
+    out = _same(
+        impl,
+        tf.nn.rnn_cell,
+        [
+            "BasicLSTMCell",
+            "BasicRNNCell",
+            "DeviceWrapper",
+            "DropoutWrapper",
+            "GRUCell",
+            "LSTMCell",
+            "LSTMStateTuple",
+            "MultiRNNCell",
+            "RNNCell",
+            "ResidualWrapper",
+        ],
+    )
+    out["LSTMCell_is_RNNCell"] = issubclass(impl.LSTMCell, impl.RNNCell)
+    out["LSTMCell_is_LayerRNNCell"] = issubclass(impl.LSTMCell, impl.LayerRNNCell)
+    out["regexp"] = impl.ASSERT_LIKE_RNNCELL_ERROR_REGEXP
+    out["weights_name"] = impl._WEIGHTS_VARIABLE_NAME
+    out["bias_name"] = impl._BIAS_VARIABLE_NAME
+    out["state_tuple_fields"] = list(impl.LSTMStateTuple(1, 2)._fields)
+    try:
+        impl.assert_like_rnncell("cell", object())
+        out["assert_like_rnncell"] = None
+    except TypeError as e:
+        out["assert_like_rnncell"] = type(e).__name__
+    out["static_concat"] = impl._concat(4, [3, 5], static=True)
+    with tf.Graph().as_default():
+        zeros = impl._zero_state_tensors(impl.LSTMStateTuple(3, 2), 4, tf.float32)
+        out["zero_state_shapes"] = [z.shape.as_list() for z in zeros]
+        out["zero_state_names"] = [z.op.name for z in zeros]
+        dynamic = impl._concat(tf.constant(2), [7])
+        with tf.Session() as sess:
+            out["dynamic_concat"] = sess.run(dynamic).tolist()
+    return out
+
+
+def rnn_module_holds_tf_nns_drivers(tf):
+    """tensorflow.python.ops.rnn's drivers are tf.nn's very functions; its
+    _transpose_batch_time swaps the first two dimensions, static shape included."""
+    rnn = _private(tf, "python.ops.rnn")
+    out = _same(
+        rnn,
+        tf.nn,
+        ["bidirectional_dynamic_rnn", "dynamic_rnn", "raw_rnn", "static_rnn"],
+    )
+    out["static_bidirectional_rnn"] = rnn.static_bidirectional_rnn is tf.nn.static_bidirectional_rnn
+    with tf.Graph().as_default():
+        x = tf.reshape(tf.range(24.0), [2, 3, 4])
+        t = rnn._transpose_batch_time(x)
+        out["transposed_shape"] = t.shape.as_list()
+        cell = tf.nn.rnn_cell.BasicRNNCell(3)
+        outputs, state = rnn.dynamic_rnn(cell, x, dtype=tf.float32)
+        out["dynamic_rnn_shapes"] = [outputs.shape.as_list(), state.shape.as_list()]
+        out["variables"] = [v.name for v in tf.global_variables()]
+        with tf.Session() as sess:
+            out["transposed"] = sess.run(t).tolist()
+    return out
+
+
+def layers_core_holds_tf_layers(tf):
+    """tensorflow.python.layers.core's layers are tf.layers' very classes and functions; a
+    Dense made from it names its variables as tf.layers.Dense does."""
+    core = _private(tf, "python.layers.core")
+    out = _same(core, tf.layers, ["Dense", "Dropout", "Flatten", "dense", "dropout", "flatten"])
+    out["FullyConnected"] = core.FullyConnected is tf.layers.Dense
+    with tf.Graph().as_default():
+        layer = core.Dense(3, use_bias=False, name="output_projection")
+        y = layer(tf.ones([2, 4]))
+        out["dense_variables"] = [v.name for v in tf.global_variables()]
+        out["dense_output"] = y.name
+        out["dense_fn_output"] = core.dense(tf.ones([1, 2]), 5).shape.as_list()
+    return out
+
+
+def layers_base_holds_tf_layers_layer(tf):
+    """tensorflow.python.layers.base's Layer and InputSpec are tf.layers'."""
+    base = _private(tf, "python.layers.base")
+    out = _same(base, tf.layers, ["InputSpec", "Layer"])
+    out["keras_style_scope"] = callable(base.keras_style_scope)
+    return out
+
+
+def _unknown_name_error(module):
+    try:
+        module.no_such_name_here  # noqa: B018
+    except AttributeError as e:
+        return str(e)
+    return None
+
+
+def unknown_names_raise_attribute_error(tf):
+    """A name no TF module has raises AttributeError naming the module."""
+    paths = [
+        "python.ops.rnn_cell_impl",
+        "python.ops.rnn",
+        "python.layers.core",
+        "python.layers.base",
+    ]
+    return {path: _unknown_name_error(_private(tf, path)) for path in paths}
+
+
 CASES = {
     "nn_module_functions_are_tf_nns": nn_module_functions_are_tf_nns,
     "nn_module_functions_run": nn_module_functions_run,
+    "rnn_cell_impl_holds_tf_nn_rnn_cells": rnn_cell_impl_holds_tf_nn_rnn_cells,
+    "rnn_module_holds_tf_nns_drivers": rnn_module_holds_tf_nns_drivers,
+    "layers_core_holds_tf_layers": layers_core_holds_tf_layers,
+    "layers_base_holds_tf_layers_layer": layers_base_holds_tf_layers_layer,
+    "unknown_names_raise_attribute_error": unknown_names_raise_attribute_error,
 }
