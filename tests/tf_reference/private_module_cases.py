@@ -170,12 +170,109 @@ def _unknown_name_error(module):
 def unknown_names_raise_attribute_error(tf):
     """A name no TF module has raises AttributeError naming the module."""
     paths = [
-        "python.ops.rnn_cell_impl",
-        "python.ops.rnn",
-        "python.layers.core",
+        "python.framework.constant_op",
         "python.layers.base",
+        "python.layers.core",
+        "python.ops.gen_math_ops",
+        "python.ops.rnn",
+        "python.ops.rnn_cell_impl",
+        "python.summary.summary",
     ]
     return {path: _unknown_name_error(_private(tf, path)) for path in paths}
+
+
+def constant_op_module_builds_tf_constants(tf):
+    """constant_op.constant_v1 is tf.constant; constant (TF 1.15's v2 form) and is_constant
+    answer as TF's."""
+    import inspect
+
+    constant_op = _private(tf, "python.framework.constant_op")
+    out = {"constant_v1": constant_op.constant_v1 is tf.constant}
+    out["constant_params"] = list(inspect.signature(constant_op.constant).parameters)
+    with tf.Graph().as_default():
+        c = constant_op.constant([1, 2], dtype=tf.float32, shape=[2, 1])
+        s = c + 1.0
+        out["name"] = c.name
+        out["shape"] = c.shape.as_list()
+        out["is_constant"] = [constant_op.is_constant(c), constant_op.is_constant(s.op)]
+        with tf.Session() as sess:
+            out["value"] = sess.run(c).tolist()
+    return out
+
+
+def summary_module_holds_tf_summarys(tf):
+    """tensorflow.python.summary.summary's functions and classes are tf.summary's."""
+    summary = _private(tf, "python.summary.summary")
+    names = [
+        "Event",
+        "FileWriter",
+        "FileWriterCache",
+        "SessionLog",
+        "Summary",
+        "SummaryDescription",
+        "TaggedRunMetadata",
+        "audio",
+        "get_summary_description",
+        "histogram",
+        "image",
+        "merge",
+        "merge_all",
+        "scalar",
+        "tensor_summary",
+        "text",
+    ]
+    out = _same(summary, tf.summary, names)
+    with tf.Graph().as_default():
+        op = summary.scalar("loss", tf.constant(1.5))
+        out["scalar"] = [op.name, op.op.type]
+        out["merged"] = summary.merge_all().op.type
+    return out
+
+
+def gen_op_modules_build_tf_ops(tf):
+    """gen_math_ops, gen_array_ops and gen_nn_ops: the generated wrappers' signatures, and the
+    ops they build (names, values)."""
+    import inspect
+
+    gen_math = _private(tf, "python.ops.gen_math_ops")
+    gen_array = _private(tf, "python.ops.gen_array_ops")
+    gen_nn = _private(tf, "python.ops.gen_nn_ops")
+    out = {}
+    for label, fn in [
+        ("mat_mul", gen_math.mat_mul),
+        ("_sum", gen_math._sum),
+        ("cast", gen_math.cast),
+        ("reshape", gen_array.reshape),
+        ("concat_v2", gen_array.concat_v2),
+        ("relu", gen_nn.relu),
+        ("conv2d", gen_nn.conv2d),
+        ("fused_batch_norm_v3", gen_nn.fused_batch_norm_v3),
+    ]:
+        out[label + "_params"] = [
+            [p.name, None if p.default is inspect.Parameter.empty else repr(p.default)]
+            for p in inspect.signature(fn).parameters.values()
+        ]
+    with tf.Graph().as_default():
+        got = {
+            "mat_mul": gen_math.mat_mul([[1.0, 2.0]], [[3.0], [4.0]]),
+            "_sum": gen_math._sum([[1, 2], [3, 4]], 1, keep_dims=True),
+            "_max": gen_math._max([[1, 5], [3, 4]], 0),
+            "cast": gen_math.cast([1.7, -2.2], tf.int32),
+            "reshape": gen_array.reshape([1, 2, 3, 4], [2, 2]),
+            "concat_v2": gen_array.concat_v2([[1], [2]], 0, name="joined"),
+            "relu": gen_nn.relu([-1.0, 2.0]),
+            "bias_add": gen_nn.bias_add([[1.0, 2.0]], [0.5, -0.5]),
+        }
+        bn = gen_nn.fused_batch_norm_v3(
+            tf.ones([1, 2, 2, 1]), [1.0], [0.0], [], [], is_training=True
+        )
+        out["fused_batch_norm_outputs"] = [type(bn).__name__, list(bn._fields), bn.y.name]
+        out["names"] = {key: t.name for key, t in got.items()}
+        out["mat_mul_is_raw_op"] = gen_math.MatMul is tf.raw_ops.MatMul
+        with tf.Session() as sess:
+            values = sess.run(got)
+        out["values"] = {key: v.tolist() for key, v in values.items()}
+    return out
 
 
 CASES = {
@@ -186,4 +283,7 @@ CASES = {
     "layers_core_holds_tf_layers": layers_core_holds_tf_layers,
     "layers_base_holds_tf_layers_layer": layers_base_holds_tf_layers_layer,
     "unknown_names_raise_attribute_error": unknown_names_raise_attribute_error,
+    "constant_op_module_builds_tf_constants": constant_op_module_builds_tf_constants,
+    "summary_module_holds_tf_summarys": summary_module_holds_tf_summarys,
+    "gen_op_modules_build_tf_ops": gen_op_modules_build_tf_ops,
 }

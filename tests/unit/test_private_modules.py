@@ -38,6 +38,9 @@ def test_the_nn_modules_functions_compute_as_tf_nns() -> None:
         "layers_core_holds_tf_layers",
         "layers_base_holds_tf_layers_layer",
         "unknown_names_raise_attribute_error",
+        "constant_op_module_builds_tf_constants",
+        "summary_module_holds_tf_summarys",
+        "gen_op_modules_build_tf_ops",
     ],
 )
 def test_a_private_module_answers_as_tf_115s(name: str) -> None:
@@ -46,6 +49,11 @@ def test_a_private_module_answers_as_tf_115s(name: str) -> None:
 
 # The modules of TF's private tree served here whose every name is checked.
 SERVED = [
+    "python.framework.constant_op",
+    "python.ops.gen_array_ops",
+    "python.ops.gen_math_ops",
+    "python.ops.gen_nn_ops",
+    "python.summary.summary",
     "python.layers.base",
     "python.layers.core",
     "python.ops.rnn",
