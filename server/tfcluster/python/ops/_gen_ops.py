@@ -63,4 +63,4 @@ def fill(module_name: str) -> None:
         else:
             wrapper = UnimplementedName(f"{tf_module}.{name}")
         setattr(module, name, wrapper)
-    module.__getattr__ = module_getattr(path)  # type: ignore[attr-defined]
+    setattr(module, "__getattr__", module_getattr(path))  # noqa: B010
