@@ -54,7 +54,8 @@ def fill(module_name: str) -> None:
     module = sys.modules[module_name]
     implemented = raw_ops.implemented_ops()
     tf_module = f"tensorflow.{path}"
-    for name, (op_type, params) in _tf115_private_names.GEN_OPS[path].items():
+    ops: dict[str, Any] = _tf115_private_names.GEN_OPS[path]
+    for name, (op_type, params) in ops.items():
         wrapper: Any
         if op_type in implemented:
             raw_op = getattr(tfcluster.raw_ops, op_type)
