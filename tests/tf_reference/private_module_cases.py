@@ -171,6 +171,7 @@ def unknown_names_raise_attribute_error(tf):
     """A name no TF module has raises AttributeError naming the module."""
     paths = [
         "python.framework.constant_op",
+        "python.framework.function",
         "python.layers.base",
         "python.layers.core",
         "python.ops.gen_math_ops",
@@ -275,6 +276,62 @@ def gen_op_modules_build_tf_ops(tf):
     return out
 
 
+def defun_functions_compute_and_differentiate(tf):
+    """function.Defun: typed and overloaded functions' results and gradients, a
+    python_grad_func standing as the call's gradient, func_name naming the call, and Defun's
+    checks of the decorated function."""
+    function = _private(tf, "python.framework.function")
+
+    @function.Defun(tf.float32, tf.float32)
+    def SumAndProduct(x, y):
+        return x + y, x * y
+
+    @function.Defun(tf.float32, func_name="SquareIt", python_grad_func=lambda op, dy: [dy * 100.0])
+    def Square(x):
+        return x * x
+
+    @function.Defun()
+    def Twice(a):
+        return a * 2
+
+    out = {"kinds": [type(SumAndProduct).__name__, type(Twice).__name__]}
+    errors = {}
+    for label, make in [
+        ("not_callable", lambda: function.Defun(tf.float32)(3)),
+        ("defaults", lambda: function.Defun(tf.float32)(lambda x=1: x)),
+        ("too_many_types", lambda: function.Defun(tf.float32, tf.float32)(lambda x: x)),
+    ]:
+        try:
+            make()
+            errors[label] = None
+        except ValueError as e:
+            errors[label] = str(e).split(" <")[0]
+    out["errors"] = errors
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        a, b = SumAndProduct(x, tf.constant([3.0, 4.0]))
+        s = Square(x)
+        o = Twice(tf.constant([1, 2]))
+        of = Twice(tf.constant([1.5]))
+        named = SumAndProduct(x, x, name="explicit")
+        out["square_name"] = s.name
+        out["explicit_name"] = named[0].name
+        out["dtypes"] = [o.dtype.name, of.dtype.name]
+        fetch = {
+            "sum": a,
+            "product": b,
+            "square": s,
+            "square_grad": tf.gradients(s, x)[0],
+            "product_grad": tf.gradients(b, x)[0],
+            "twice_int": o,
+            "twice_float": of,
+        }
+        with tf.Session() as sess:
+            got = sess.run(fetch)
+        out["values"] = {k: v.tolist() for k, v in got.items()}
+    return out
+
+
 CASES = {
     "nn_module_functions_are_tf_nns": nn_module_functions_are_tf_nns,
     "nn_module_functions_run": nn_module_functions_run,
@@ -286,4 +343,5 @@ CASES = {
     "constant_op_module_builds_tf_constants": constant_op_module_builds_tf_constants,
     "summary_module_holds_tf_summarys": summary_module_holds_tf_summarys,
     "gen_op_modules_build_tf_ops": gen_op_modules_build_tf_ops,
+    "defun_functions_compute_and_differentiate": defun_functions_compute_and_differentiate,
 }

@@ -41,6 +41,7 @@ def test_the_nn_modules_functions_compute_as_tf_nns() -> None:
         "constant_op_module_builds_tf_constants",
         "summary_module_holds_tf_summarys",
         "gen_op_modules_build_tf_ops",
+        "defun_functions_compute_and_differentiate",
     ],
 )
 def test_a_private_module_answers_as_tf_115s(name: str) -> None:
@@ -50,6 +51,7 @@ def test_a_private_module_answers_as_tf_115s(name: str) -> None:
 # The modules of TF's private tree served here whose every name is checked.
 SERVED = [
     "python.framework.constant_op",
+    "python.framework.function",
     "python.ops.gen_array_ops",
     "python.ops.gen_math_ops",
     "python.ops.gen_nn_ops",
