@@ -332,6 +332,65 @@ def defun_functions_compute_and_differentiate(tf):
     return out
 
 
+def freeze_graph_freezes_a_checkpointed_graph(tf):
+    """freeze_graph.freeze_graph of a text graph and a checkpoint: the frozen GraphDef's nodes
+    (variables as Const), written to output_graph and computing as the trained graph."""
+    import shutil
+    import tempfile
+
+    freeze_graph = _private(tf, "python.tools.freeze_graph")
+    d = tempfile.mkdtemp()
+    try:
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [None, 2], name="x")
+            w = tf.Variable([[1.0], [2.0]], name="w")
+            b = tf.Variable([0.5], name="b")
+            tf.add(tf.matmul(x, w), b, name="y")
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                ckpt = tf.train.Saver().save(sess, d + "/model.ckpt")
+                tf.train.write_graph(sess.graph_def, d, "graph.pbtxt", as_text=True)
+        out = {}
+        with tf.Graph().as_default():
+            gd = freeze_graph.freeze_graph(
+                d + "/graph.pbtxt",
+                "",
+                False,
+                ckpt,
+                "y",
+                "save/restore_all",
+                "save/Const:0",
+                d + "/frozen.pb",
+                True,
+                "",
+            )
+        out["nodes"] = sorted([n.name, n.op] for n in gd.node)
+        out["type"] = type(gd).__name__
+        errors = {}
+        for label, args in [
+            ("no_checkpoint", (d + "/graph.pbtxt", "", False, d + "/none", "y")),
+            ("no_outputs", (d + "/graph.pbtxt", "", False, ckpt, "")),
+            ("no_graph", (d + "/none.pb", "", True, ckpt, "y")),
+        ]:
+            try:
+                with tf.Graph().as_default():
+                    freeze_graph.freeze_graph(*args, "", "", "", True, "")
+                errors[label] = None
+            except (OSError, ValueError) as e:
+                errors[label] = [type(e).__name__, str(e).replace(d, "<dir>")]
+        out["errors"] = errors
+        with tf.Graph().as_default():
+            frozen = tf.GraphDef()
+            with open(d + "/frozen.pb", "rb") as f:
+                frozen.ParseFromString(f.read())
+            tf.import_graph_def(frozen, name="")
+            with tf.Session() as sess:
+                out["value"] = sess.run("y:0", {"x:0": [[1.0, 1.0], [2.0, -1.0]]}).tolist()
+        return out
+    finally:
+        shutil.rmtree(d)
+
+
 CASES = {
     "nn_module_functions_are_tf_nns": nn_module_functions_are_tf_nns,
     "nn_module_functions_run": nn_module_functions_run,
@@ -344,4 +403,5 @@ CASES = {
     "summary_module_holds_tf_summarys": summary_module_holds_tf_summarys,
     "gen_op_modules_build_tf_ops": gen_op_modules_build_tf_ops,
     "defun_functions_compute_and_differentiate": defun_functions_compute_and_differentiate,
+    "freeze_graph_freezes_a_checkpointed_graph": freeze_graph_freezes_a_checkpointed_graph,
 }
