@@ -175,6 +175,7 @@ def unknown_names_raise_attribute_error(tf):
         "python.layers.base",
         "python.layers.core",
         "python.ops.gen_math_ops",
+        "python.ops.lookup_ops",
         "python.ops.rnn",
         "python.ops.rnn_cell_impl",
         "python.summary.summary",
@@ -391,6 +392,61 @@ def freeze_graph_freezes_a_checkpointed_graph(tf):
         shutil.rmtree(d)
 
 
+def lookup_ops_builds_vocabulary_tables(tf):
+    """lookup_ops: tf.lookup's classes, and the word-to-id / id-to-word tables of a vocabulary
+    file and tensor (names of their ops, lookups of known and unknown entries)."""
+    import os
+    import shutil
+    import tempfile
+
+    lookup_ops = _private(tf, "python.ops.lookup_ops")
+    out = {
+        "StaticHashTableV1": lookup_ops.StaticHashTableV1 is tf.lookup.StaticHashTable,
+        "StaticVocabularyTableV1": (
+            lookup_ops.StaticVocabularyTableV1 is tf.lookup.StaticVocabularyTable
+        ),
+        "KeyValueTensorInitializer": (
+            lookup_ops.KeyValueTensorInitializer is tf.lookup.KeyValueTensorInitializer
+        ),
+        "TextFileInitializer": lookup_ops.TextFileInitializer is tf.lookup.TextFileInitializer,
+        "TextFileIndex": lookup_ops.TextFileIndex is tf.lookup.TextFileIndex,
+        "tables_initializer": lookup_ops.tables_initializer is tf.tables_initializer,
+        "initialize_all_tables": lookup_ops.initialize_all_tables is tf.initialize_all_tables,
+    }
+    d = tempfile.mkdtemp()
+    try:
+        vocab = os.path.join(d, "vocab.txt")
+        with open(vocab, "w") as f:
+            f.write("<unk>\n<s>\n</s>\nhello\nworld\n")
+        with tf.Graph().as_default():
+            src = lookup_ops.index_table_from_file(vocab, default_value=0)
+            rev = lookup_ops.index_to_string_table_from_file(vocab, default_value="<unk>")
+            rev_t = lookup_ops.index_to_string_table_from_tensor(["a", "b"], name="rev_t")
+            ids_t = lookup_ops.index_table_from_tensor(["x", "y"], num_oov_buckets=2)
+            init = lookup_ops.TextFileStringTableInitializer(vocab)
+            out["string_init"] = [init.key_dtype.name, init.value_dtype.name]
+            fetch = {
+                "ids": src.lookup(tf.constant(["hello", "nope", "</s>"])),
+                "words": rev.lookup(tf.constant([3, 4, 9], tf.int64)),
+                "tensor_words": rev_t.lookup(tf.constant([1, 5], tf.int64)),
+                "tensor_ids": ids_t.lookup(tf.constant(["y", "x"])),
+                "size": rev.size(),
+            }
+            out["names"] = {key: t.name for key, t in fetch.items()}
+            out["table_ops"] = sorted(
+                op.name for op in tf.get_default_graph().get_operations() if "Table" in op.type
+            )
+            with tf.Session() as sess:
+                sess.run(lookup_ops.tables_initializer())
+                got = sess.run(fetch)
+        out["values"] = {key: v.tolist() if hasattr(v, "tolist") else v for key, v in got.items()}
+        out["values"]["words"] = [w.decode() for w in out["values"]["words"]]
+        out["values"]["tensor_words"] = [w.decode() for w in out["values"]["tensor_words"]]
+        return out
+    finally:
+        shutil.rmtree(d)
+
+
 CASES = {
     "nn_module_functions_are_tf_nns": nn_module_functions_are_tf_nns,
     "nn_module_functions_run": nn_module_functions_run,
@@ -404,4 +460,5 @@ CASES = {
     "gen_op_modules_build_tf_ops": gen_op_modules_build_tf_ops,
     "defun_functions_compute_and_differentiate": defun_functions_compute_and_differentiate,
     "freeze_graph_freezes_a_checkpointed_graph": freeze_graph_freezes_a_checkpointed_graph,
+    "lookup_ops_builds_vocabulary_tables": lookup_ops_builds_vocabulary_tables,
 }

@@ -43,6 +43,7 @@ def test_the_nn_modules_functions_compute_as_tf_nns() -> None:
         "gen_op_modules_build_tf_ops",
         "defun_functions_compute_and_differentiate",
         "freeze_graph_freezes_a_checkpointed_graph",
+        "lookup_ops_builds_vocabulary_tables",
     ],
 )
 def test_a_private_module_answers_as_tf_115s(name: str) -> None:
@@ -56,6 +57,7 @@ SERVED = [
     "python.ops.gen_array_ops",
     "python.ops.gen_math_ops",
     "python.ops.gen_nn_ops",
+    "python.ops.lookup_ops",
     "python.summary.summary",
     "python.tools.freeze_graph",
     "python.layers.base",
