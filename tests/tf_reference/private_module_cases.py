@@ -176,6 +176,9 @@ def unknown_names_raise_attribute_error(tf):
         "python.layers.core",
         "python.ops.gen_math_ops",
         "python.ops.lookup_ops",
+        "python.ops.nn_impl",
+        "python.eager.context",
+        "python.util.deprecation",
         "python.ops.rnn",
         "python.ops.rnn_cell_impl",
         "python.summary.summary",
@@ -447,6 +450,148 @@ def lookup_ops_builds_vocabulary_tables(tf):
         shutil.rmtree(d)
 
 
+def nn_impl_holds_tf_nns_functions(tf):
+    """nn_impl's functions are tf.nn's (normalize tf.linalg's); _compute_sampled_logits gives
+    the logits and labels of a sampled loss."""
+    nn_impl = _private(tf, "python.ops.nn_impl")
+    names = [
+        "batch_norm_with_global_normalization",
+        "batch_normalization",
+        "compute_average_loss",
+        "depthwise_conv2d",
+        "fused_batch_norm",
+        "l2_normalize",
+        "log_poisson_loss",
+        "moments",
+        "nce_loss",
+        "normalize_moments",
+        "relu_layer",
+        "sampled_softmax_loss",
+        "scale_regularization_loss",
+        "separable_conv2d",
+        "sigmoid_cross_entropy_with_logits",
+        "sufficient_statistics",
+        "swish",
+        "weighted_cross_entropy_with_logits",
+        "weighted_moments",
+        "zero_fraction",
+    ]
+    out = _same(nn_impl, tf.nn, names)
+    out["normalize"] = nn_impl.normalize is tf.linalg.normalize
+    with tf.Graph().as_default():
+        weights = tf.reshape(tf.range(12.0), [4, 3]) / 10.0
+        biases = tf.constant([0.1, 0.2, 0.3, 0.4])
+        inputs = tf.constant([[1.0, 0.5, -1.0], [0.0, 2.0, 1.0]])
+        labels = tf.constant([[1], [3]], tf.int64)
+        sampled = (
+            tf.constant([0, 2], tf.int64),
+            tf.constant([[1.0], [1.0]]),
+            tf.constant([0.5, 0.5]),
+        )
+        logits, out_labels = nn_impl._compute_sampled_logits(
+            weights, biases, labels, inputs, 2, 4, sampled_values=sampled
+        )
+        rows = nn_impl._sum_rows(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+        with tf.Session() as sess:
+            got = sess.run([logits, out_labels, rows])
+        out["sampled_logits"] = [v.tolist() for v in got]
+    return out
+
+
+def eager_context_reports_graph_mode(tf):
+    """context.executing_eagerly is tf's; the modes' constants, graph_mode and shared_name
+    answer as in a TF1 graph program."""
+    context = _private(tf, "python.eager.context")
+    out = {"executing_eagerly": context.executing_eagerly is tf.executing_eagerly}
+    for name in [
+        "GRAPH_MODE",
+        "EAGER_MODE",
+        "default_execution_mode",
+        "DEVICE_PLACEMENT_EXPLICIT",
+        "DEVICE_PLACEMENT_WARN",
+        "DEVICE_PLACEMENT_SILENT",
+        "DEVICE_PLACEMENT_SILENT_FOR_INT32",
+        "SYNC",
+        "ASYNC",
+        "MIRRORING_NONE",
+        "MIRRORING_ALL",
+    ]:
+        out[name] = getattr(context, name)
+    with tf.Graph().as_default():
+        with context.graph_mode():
+            out["eager_in_graph_mode"] = [context.executing_eagerly(), context.in_eager_mode()]
+        out["shared_names"] = [context.shared_name(), context.shared_name("table")]
+    return out
+
+
+def deprecation_decorates_a_programs_functions(tf):
+    """deprecation.deprecated warns once per function with TF's words (date or not), silence()
+    and _PRINT_DEPRECATION_WARNINGS keep it quiet; deprecated_argument_lookup and
+    deprecated_endpoints answer as TF's."""
+    import logging
+
+    deprecation = _private(tf, "python.util.deprecation")
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            message = record.getMessage()
+            message = message.split(": ", 1)[1] if message.startswith("From ") else message
+            # The cases' module is named as the recorder or the test imports it.
+            records.append(message.replace(__name__, "<module>"))
+
+    handler = Keep()
+    logger = logging.getLogger("tensorflow")
+    logger.addHandler(handler)
+    try:
+
+        @deprecation.deprecated(None, "Use new_fn instead.")
+        def old_fn(x):
+            return x + 1
+
+        @deprecation.deprecated("2020-01-01", "Gone.", warn_once=False)
+        def every_time(x):
+            return x * 2
+
+        results = [old_fn(1), old_fn(2), every_time(3), every_time(4)]
+        with deprecation.silence():
+            results.append(every_time(5))
+        deprecation._PRINT_DEPRECATION_WARNINGS = False
+        results.append(every_time(6))
+        deprecation._PRINT_DEPRECATION_WARNINGS = True
+    finally:
+        logger.removeHandler(handler)
+    out = {"results": results, "warnings": records}
+    errors = {}
+    for label, make in [
+        ("bad_date", lambda: deprecation.deprecated("soon", "x")),
+        ("no_instructions", lambda: deprecation.deprecated(None, "")),
+        ("both_values", lambda: deprecation.deprecated_argument_lookup("new", 1, "old", 2)),
+    ]:
+        try:
+            make()
+            errors[label] = None
+        except ValueError as e:
+            errors[label] = str(e)
+    out["errors"] = errors
+    out["lookup"] = [
+        deprecation.deprecated_argument_lookup("new", None, "old", 2),
+        deprecation.deprecated_argument_lookup("new", 1, "old", None),
+    ]
+
+    @deprecation.deprecated_endpoints("a.b", "c")
+    def endpoint():
+        return None
+
+    out["endpoints"] = list(endpoint._tf_deprecated_api_names)
+    try:
+        deprecation.deprecated_endpoints("d")(endpoint)
+        out["endpoints_twice"] = None
+    except deprecation.DeprecatedNamesAlreadySet as e:
+        out["endpoints_twice"] = str(e).split(" to ")[0]
+    return out
+
+
 CASES = {
     "nn_module_functions_are_tf_nns": nn_module_functions_are_tf_nns,
     "nn_module_functions_run": nn_module_functions_run,
@@ -461,4 +606,7 @@ CASES = {
     "defun_functions_compute_and_differentiate": defun_functions_compute_and_differentiate,
     "freeze_graph_freezes_a_checkpointed_graph": freeze_graph_freezes_a_checkpointed_graph,
     "lookup_ops_builds_vocabulary_tables": lookup_ops_builds_vocabulary_tables,
+    "nn_impl_holds_tf_nns_functions": nn_impl_holds_tf_nns_functions,
+    "eager_context_reports_graph_mode": eager_context_reports_graph_mode,
+    "deprecation_decorates_a_programs_functions": deprecation_decorates_a_programs_functions,
 }

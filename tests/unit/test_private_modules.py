@@ -44,30 +44,16 @@ def test_the_nn_modules_functions_compute_as_tf_nns() -> None:
         "defun_functions_compute_and_differentiate",
         "freeze_graph_freezes_a_checkpointed_graph",
         "lookup_ops_builds_vocabulary_tables",
+        "nn_impl_holds_tf_nns_functions",
+        "eager_context_reports_graph_mode",
+        "deprecation_decorates_a_programs_functions",
     ],
 )
 def test_a_private_module_answers_as_tf_115s(name: str) -> None:
     reference.assert_case_equal(AREA, name, CASES[name](tf))
 
 
-# The modules of TF's private tree served here whose every name is checked.
-SERVED = [
-    "python.framework.constant_op",
-    "python.framework.function",
-    "python.ops.gen_array_ops",
-    "python.ops.gen_math_ops",
-    "python.ops.gen_nn_ops",
-    "python.ops.lookup_ops",
-    "python.summary.summary",
-    "python.tools.freeze_graph",
-    "python.layers.base",
-    "python.layers.core",
-    "python.ops.rnn",
-    "python.ops.rnn_cell_impl",
-]
-
-
-@pytest.mark.parametrize("path", SERVED)
+@pytest.mark.parametrize("path", sorted(_tf115_private_names.NAMES))
 def test_every_name_of_tf_115s_module_is_there_or_unimplemented(path: str) -> None:
     """Each name TF 1.15's module holds is present, or raises UnimplementedError naming it when
     used (never AttributeError)."""
