@@ -415,6 +415,10 @@ def lookup_ops_builds_vocabulary_tables(tf):
         "TextFileIndex": lookup_ops.TextFileIndex is tf.lookup.TextFileIndex,
         "tables_initializer": lookup_ops.tables_initializer is tf.tables_initializer,
         "initialize_all_tables": lookup_ops.initialize_all_tables is tf.initialize_all_tables,
+        "HashTable_is_a_StaticHashTable": [
+            lookup_ops.HashTable is tf.lookup.StaticHashTable,
+            issubclass(lookup_ops.HashTable, tf.lookup.StaticHashTable),
+        ],
     }
     d = tempfile.mkdtemp()
     try:
@@ -426,6 +430,17 @@ def lookup_ops_builds_vocabulary_tables(tf):
             rev = lookup_ops.index_to_string_table_from_file(vocab, default_value="<unk>")
             rev_t = lookup_ops.index_to_string_table_from_tensor(["a", "b"], name="rev_t")
             ids_t = lookup_ops.index_table_from_tensor(["x", "y"], num_oov_buckets=2)
+            older = lookup_ops.HashTable(
+                lookup_ops.KeyValueTensorInitializer(["p", "q"], [7, 8]), -1
+            )
+            raw_table = lookup_ops.hash_table_v2(tf.string, tf.int64, shared_name="raw")
+            raw_init = lookup_ops.initialize_table_v2(
+                raw_table, tf.constant(["m"]), tf.constant([5], tf.int64)
+            )
+            with tf.control_dependencies([raw_init]):
+                raw_found = lookup_ops.lookup_table_find_v2(
+                    raw_table, tf.constant(["m", "n"]), tf.constant(-2, tf.int64)
+                )
             init = lookup_ops.TextFileStringTableInitializer(vocab)
             out["string_init"] = [init.key_dtype.name, init.value_dtype.name]
             fetch = {
@@ -434,6 +449,8 @@ def lookup_ops_builds_vocabulary_tables(tf):
                 "tensor_words": rev_t.lookup(tf.constant([1, 5], tf.int64)),
                 "tensor_ids": ids_t.lookup(tf.constant(["y", "x"])),
                 "size": rev.size(),
+                "older": older.lookup(tf.constant(["q", "z"])),
+                "raw_found": raw_found,
             }
             out["names"] = {key: t.name for key, t in fetch.items()}
             out["table_ops"] = sorted(

@@ -33,7 +33,13 @@ MODULES = [
     "python.tools.freeze_graph",
     "python.util.deprecation",
 ]
-GEN_MODULES = ["python.ops.gen_array_ops", "python.ops.gen_math_ops", "python.ops.gen_nn_ops"]
+# Modules holding generated op wrappers (lookup_ops holds gen_lookup_ops' own).
+GEN_MODULES = [
+    "python.ops.gen_array_ops",
+    "python.ops.gen_math_ops",
+    "python.ops.gen_nn_ops",
+    "python.ops.lookup_ops",
+]
 
 
 def _names(module):

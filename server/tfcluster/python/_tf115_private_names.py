@@ -3380,4 +3380,151 @@ GEN_OPS = {
         "top_k": ["TopK", [["input"], ["k"], ["sorted", True], ["name", None]]],
         "top_kv2": ["TopKV2", [["input"], ["k"], ["sorted", True], ["name", None]]],
     },
+    "python.ops.lookup_ops": {
+        "hash_table_v2": [
+            "HashTableV2",
+            [
+                ["key_dtype"],
+                ["value_dtype"],
+                ["container", ""],
+                ["shared_name", ""],
+                ["use_node_name_sharing", False],
+                ["name", None],
+            ],
+        ],
+        "initialize_table": [
+            "InitializeTable",
+            [["table_handle"], ["keys"], ["values"], ["name", None]],
+        ],
+        "initialize_table_from_text_file": [
+            "InitializeTableFromTextFile",
+            [
+                ["table_handle"],
+                ["filename"],
+                ["key_index"],
+                ["value_index"],
+                ["vocab_size", -1],
+                ["delimiter", "\t"],
+                ["name", None],
+            ],
+        ],
+        "initialize_table_from_text_file_v2": [
+            "InitializeTableFromTextFileV2",
+            [
+                ["table_handle"],
+                ["filename"],
+                ["key_index"],
+                ["value_index"],
+                ["vocab_size", -1],
+                ["delimiter", "\t"],
+                ["name", None],
+            ],
+        ],
+        "initialize_table_v2": [
+            "InitializeTableV2",
+            [["table_handle"], ["keys"], ["values"], ["name", None]],
+        ],
+        "lookup_table_export": [
+            "LookupTableExport",
+            [["table_handle"], ["Tkeys"], ["Tvalues"], ["name", None]],
+        ],
+        "lookup_table_export_v2": [
+            "LookupTableExportV2",
+            [["table_handle"], ["Tkeys"], ["Tvalues"], ["name", None]],
+        ],
+        "lookup_table_find": [
+            "LookupTableFind",
+            [["table_handle"], ["keys"], ["default_value"], ["name", None]],
+        ],
+        "lookup_table_find_v2": [
+            "LookupTableFindV2",
+            [["table_handle"], ["keys"], ["default_value"], ["name", None]],
+        ],
+        "lookup_table_import": [
+            "LookupTableImport",
+            [["table_handle"], ["keys"], ["values"], ["name", None]],
+        ],
+        "lookup_table_import_v2": [
+            "LookupTableImportV2",
+            [["table_handle"], ["keys"], ["values"], ["name", None]],
+        ],
+        "lookup_table_insert": [
+            "LookupTableInsert",
+            [["table_handle"], ["keys"], ["values"], ["name", None]],
+        ],
+        "lookup_table_insert_v2": [
+            "LookupTableInsertV2",
+            [["table_handle"], ["keys"], ["values"], ["name", None]],
+        ],
+        "lookup_table_remove_v2": [
+            "LookupTableRemoveV2",
+            [["table_handle"], ["keys"], ["name", None]],
+        ],
+        "lookup_table_size": ["LookupTableSize", [["table_handle"], ["name", None]]],
+        "lookup_table_size_v2": ["LookupTableSizeV2", [["table_handle"], ["name", None]]],
+        "mutable_dense_hash_table": [
+            "MutableDenseHashTable",
+            [
+                ["empty_key"],
+                ["value_dtype"],
+                ["container", ""],
+                ["shared_name", ""],
+                ["use_node_name_sharing", False],
+                ["value_shape", []],
+                ["initial_num_buckets", 131072],
+                ["max_load_factor", 0.8],
+                ["name", None],
+            ],
+        ],
+        "mutable_dense_hash_table_v2": [
+            "MutableDenseHashTableV2",
+            [
+                ["empty_key"],
+                ["deleted_key"],
+                ["value_dtype"],
+                ["container", ""],
+                ["shared_name", ""],
+                ["use_node_name_sharing", False],
+                ["value_shape", []],
+                ["initial_num_buckets", 131072],
+                ["max_load_factor", 0.8],
+                ["name", None],
+            ],
+        ],
+        "mutable_hash_table_of_tensors": [
+            "MutableHashTableOfTensors",
+            [
+                ["key_dtype"],
+                ["value_dtype"],
+                ["container", ""],
+                ["shared_name", ""],
+                ["use_node_name_sharing", False],
+                ["value_shape", []],
+                ["name", None],
+            ],
+        ],
+        "mutable_hash_table_of_tensors_v2": [
+            "MutableHashTableOfTensorsV2",
+            [
+                ["key_dtype"],
+                ["value_dtype"],
+                ["container", ""],
+                ["shared_name", ""],
+                ["use_node_name_sharing", False],
+                ["value_shape", []],
+                ["name", None],
+            ],
+        ],
+        "mutable_hash_table_v2": [
+            "MutableHashTableV2",
+            [
+                ["key_dtype"],
+                ["value_dtype"],
+                ["container", ""],
+                ["shared_name", ""],
+                ["use_node_name_sharing", False],
+                ["name", None],
+            ],
+        ],
+    },
 }

@@ -44,9 +44,11 @@ def _wrapper(name: str, raw_op: Callable[..., Any], sig: inspect.Signature) -> C
     return op
 
 
-def fill(module_name: str) -> None:
-    """Module `module_name` (tfcluster.python.ops.gen_<x>_ops) gets TF's wrappers of its ops
-    and, under each op type's name, tf.raw_ops' function of it."""
+def add_wrappers(module_name: str) -> None:
+    """Module `module_name` (tfcluster.python.ops.<x>, serving tensorflow.python.ops.<x>)
+    gets TF's generated wrappers it holds and, under each op type's name, tf.raw_ops' function
+    of it; a name the module already defines (a class TF's module defines over a wrapper's
+    op-type name) is kept."""
     import tfcluster
     from tfcluster.api import raw_ops
 
@@ -60,8 +62,17 @@ def fill(module_name: str) -> None:
         if op_type in implemented:
             raw_op = getattr(tfcluster.raw_ops, op_type)
             wrapper = _wrapper(name, raw_op, _signature(params))
-            setattr(module, op_type, raw_op)
+            if op_type not in vars(module):
+                setattr(module, op_type, raw_op)
         else:
             wrapper = UnimplementedName(f"{tf_module}.{name}")
-        setattr(module, name, wrapper)
-    setattr(module, "__getattr__", module_getattr(path))  # noqa: B010
+        if name not in vars(module):
+            setattr(module, name, wrapper)
+
+
+def fill(module_name: str) -> None:
+    """A generated op module (tfcluster.python.ops.gen_<x>_ops): TF's wrappers of its ops;
+    its other names raise as module_getattr says."""
+    add_wrappers(module_name)
+    path = module_name[len("tfcluster.") :]
+    setattr(sys.modules[module_name], "__getattr__", module_getattr(path))  # noqa: B010

@@ -12,8 +12,8 @@ from tfcluster.framework import dtypes
 from tfcluster.framework.graph import convert_to_tensor, name_scope
 from tfcluster.lib.lookup.dense_hash_table import DenseHashTable
 from tfcluster.ops import array_ops, math_ops
+from tfcluster.ops.lookup_ops import HashTable as StaticHashTableV1
 from tfcluster.ops.lookup_ops import (
-    HashTable,
     IdTable,
     KeyValueTensorInitializer,
     StaticVocabularyTable,
@@ -25,8 +25,8 @@ from tfcluster.ops.lookup_ops import (
     index_table_from_tensor,
 )
 from tfcluster.python._private_module import module_getattr
+from tfcluster.python.ops._gen_ops import add_wrappers
 
-StaticHashTableV1 = HashTable
 StaticVocabularyTableV1 = StaticVocabularyTable
 IdTableWithHashBuckets = IdTable
 
@@ -40,6 +40,10 @@ def _top_level(name: str) -> Any:
 
 initialize_all_tables = _top_level("initialize_all_tables")
 tables_initializer = _top_level("tables_initializer")
+
+
+class HashTable(StaticHashTableV1):
+    """TF1's HashTable (tf.contrib.lookup's): a StaticHashTableV1 by its older name."""
 
 
 class TextFileStringTableInitializer(TextFileInitializer):
@@ -101,7 +105,7 @@ def index_to_string_table_from_file(
     key_column_index: int = TextFileIndex.LINE_NUMBER,
     value_column_index: int = TextFileIndex.WHOLE_LINE,
     delimiter: str = "\t",
-) -> HashTable:
+) -> StaticHashTableV1:
     """A table from int64 indices to the lines of a vocabulary file (default_value for an
     index out of it)."""
     if vocabulary_file is None or (isinstance(vocabulary_file, str) and not vocabulary_file):
@@ -117,12 +121,12 @@ def index_to_string_table_from_file(
             value_column_index=value_column_index,
             delimiter=delimiter,
         )
-        return HashTable(init, default_value)
+        return StaticHashTableV1(init, default_value)
 
 
 def index_to_string_table_from_tensor(
     vocabulary_list: Any, default_value: Any = "UNK", name: Any = None
-) -> HashTable:
+) -> StaticHashTableV1:
     """A table from int64 indices to the strings of a 1-D vocabulary tensor."""
     if vocabulary_list is None:
         raise ValueError("vocabulary_list must be specified.")
@@ -133,13 +137,17 @@ def index_to_string_table_from_tensor(
         init = KeyValueTensorInitializer(
             keys, vocabulary_list, dtypes.int64, dtypes.string, name="table_init"
         )
-        return HashTable(init, default_value)
+        return StaticHashTableV1(init, default_value)
 
+
+# gen_lookup_ops' wrappers (lookup_table_find_v2, ...), which TF's module re-exports.
+add_wrappers(__name__)
 
 __getattr__ = module_getattr("python.ops.lookup_ops")
 
 __all__ = [
     "DenseHashTable",
+    "HashTable",
     "IdTableWithHashBuckets",
     "KeyValueTensorInitializer",
     "StaticHashTableV1",
