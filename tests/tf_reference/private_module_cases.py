@@ -570,7 +570,18 @@ def deprecation_decorates_a_programs_functions(tf):
         def every_time(x):
             return x * 2
 
+        @deprecation.deprecated_args(None, "Use axis.", "dim", ("keep", False))
+        def with_args(x, axis=None, dim=None, keep=False):
+            return x
+
         results = [old_fn(1), old_fn(2), every_time(3), every_time(4)]
+        results += [
+            with_args(1, dim=2),
+            with_args(1, None, 3),
+            with_args(1, keep=False),
+            with_args(1, keep=True),
+            with_args(1, keep=True),
+        ]
         with deprecation.silence():
             results.append(every_time(5))
         deprecation._PRINT_DEPRECATION_WARNINGS = False
@@ -584,6 +595,8 @@ def deprecation_decorates_a_programs_functions(tf):
         ("bad_date", lambda: deprecation.deprecated("soon", "x")),
         ("no_instructions", lambda: deprecation.deprecated(None, "")),
         ("both_values", lambda: deprecation.deprecated_argument_lookup("new", 1, "old", 2)),
+        ("no_args", lambda: deprecation.deprecated_args(None, "x")),
+        ("missing_arg", lambda: deprecation.deprecated_args(None, "x", "nope")(lambda a: a)),
     ]:
         try:
             make()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+import inspect
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -106,6 +107,104 @@ def deprecated(
     return deprecated_wrapper
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    """Whether a and b are the same value for deprecation's purposes (TF's comparison)."""
+    if a is b:
+        return True
+    try:
+        equality = a == b
+        if isinstance(equality, bool):
+            return equality
+    except TypeError:
+        return False
+    return False
+
+
+def deprecated_args(
+    date: str | None, instructions: str, *deprecated_arg_names_or_tuples: Any, **kwargs: Any
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: a call passing one of the named arguments (a `(name, ok_value)` pair spares
+    that value) warns, once per argument unless warn_once=False, that calling the function
+    with it is deprecated."""
+    _validate_deprecation_args(date, instructions)
+    if not deprecated_arg_names_or_tuples:
+        raise ValueError("Specify which argument is deprecated.")
+    if kwargs and list(kwargs.keys()) != ["warn_once"]:
+        kwargs.pop("warn_once", None)
+        raise ValueError(f"Illegal argument to deprecated_args: {kwargs}")
+    warn_once = kwargs.get("warn_once", True)
+    names_to_ok_vals: dict[str, DeprecatedArgSpec] = {}
+    for name_or_tuple in deprecated_arg_names_or_tuples:
+        if isinstance(name_or_tuple, tuple):
+            names_to_ok_vals[name_or_tuple[0]] = DeprecatedArgSpec(-1, True, name_or_tuple[1])
+        else:
+            names_to_ok_vals[name_or_tuple] = DeprecatedArgSpec(-1, False, None)
+
+    def deprecated_wrapper(func: Callable[..., Any]) -> Callable[..., Any]:
+        _validate_callable(func, "deprecated_args")
+        spec = inspect.getfullargspec(func)
+        positions = {name: pos for pos, name in enumerate(spec.args)}
+        deprecated_positions = {
+            name: DeprecatedArgSpec(positions[name], ok.has_ok_value, ok.ok_value)
+            for name, ok in names_to_ok_vals.items()
+            if name in positions
+        }
+        varargs_deprecated = spec.varargs in names_to_ok_vals
+        varkw_deprecated = spec.varkw in names_to_ok_vals
+        if len(deprecated_positions) + varargs_deprecated + varkw_deprecated != len(
+            deprecated_arg_names_or_tuples
+        ):
+            known_args = [*spec.args, spec.varargs, spec.varkw]
+            missing_args = [name for name in names_to_ok_vals if name not in known_args]
+            raise ValueError(
+                "The following deprecated arguments are not present in the function "
+                f"signature: {missing_args}. Found next arguments: {known_args}."
+            )
+
+        @functools.wraps(func)
+        def new_func(*args: Any, **kw: Any) -> Any:
+            if _PRINT_DEPRECATION_WARNINGS:
+                invalid_args: list[Any] = []
+                named_args = inspect.getcallargs(func, *args, **kw)
+                for arg_name, arg_spec in deprecated_positions.items():
+                    if arg_spec.position < len(args) and not (
+                        arg_spec.has_ok_value
+                        and _same_value(named_args[arg_name], arg_spec.ok_value)
+                    ):
+                        invalid_args.append(arg_name)
+                if varargs_deprecated and len(args) > len(spec.args):
+                    invalid_args.append(spec.varargs)
+                if varkw_deprecated and kw:
+                    invalid_args.append(spec.varkw)
+                for arg_name in names_to_ok_vals:
+                    if arg_name in kw and not (
+                        deprecated_positions[arg_name].has_ok_value
+                        and _same_value(
+                            named_args[arg_name], deprecated_positions[arg_name].ok_value
+                        )
+                    ):
+                        invalid_args.append(arg_name)
+                for arg_name in invalid_args:
+                    if (func, arg_name) not in _PRINTED_WARNING:
+                        if warn_once:
+                            _PRINTED_WARNING[(func, arg_name)] = True
+                        tf_logging.warning(
+                            "From %s: calling %s (from %s) with %s is deprecated and will "
+                            "be removed %s.\nInstructions for updating:\n%s",
+                            _call_location(),
+                            _qualified_name(func),
+                            func.__module__,
+                            arg_name,
+                            "in a future version" if date is None else f"after {date}",
+                            instructions,
+                        )
+            return func(*args, **kw)
+
+        return new_func
+
+    return deprecated_wrapper
+
+
 def deprecated_endpoints(*args: str) -> Callable[[Any], Any]:
     """Decorator: records the deprecated API names of the symbol."""
 
@@ -167,6 +266,7 @@ __all__ = [
     "DeprecatedNamesAlreadySet",
     "HiddenTfApiAttribute",
     "deprecated",
+    "deprecated_args",
     "deprecated_argument_lookup",
     "deprecated_endpoints",
     "hide_attribute_from_api",
