@@ -321,6 +321,22 @@ def defun_functions_compute_and_differentiate(tf):
         out["square_name"] = s.name
         out["explicit_name"] = named[0].name
         out["dtypes"] = [o.dtype.name, of.dtype.name]
+
+        def Tripled(v):
+            return v * 3.0
+
+        shaped = function.Defun(tf.float32, shape_func=lambda op: [[2]])(Tripled)
+        try:
+            function.Defun(tf.float32)(lambda v: v)(x)
+            out["lambda"] = None
+        except ValueError as e:
+            out["lambda"] = str(e).split("_")[0]
+        out["shapes"] = [
+            str(a.shape),
+            str(s.shape),
+            str(o.shape),
+            str(shaped(x).shape),
+        ]
         fetch = {
             "sum": a,
             "product": b,

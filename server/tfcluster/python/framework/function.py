@@ -19,6 +19,7 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.framework.type_spec import TensorSpec
 from tfcluster.gradients.registry import RegisterGradient
 from tfcluster.lib.function.def_function import ConcreteFunction, Function
@@ -177,6 +178,10 @@ class _DefinedFunction:
                 graph, inputs, concrete._built, concrete.graph.control_captures, name=call_name
             )
         outputs = op.outputs[: len(op.outputs) - concrete._num_exports]
+        # TF infers nothing through a Defun's call: its outputs' shapes are unknown, unless
+        # shape_func gives them.
+        for t in outputs:
+            t._shape = TensorShape(None)
         if self._shape_func is not None:
             shapes = self._shape_func(op)
             if len(shapes) != len(outputs):
