@@ -426,7 +426,8 @@ def index_table_from_file(
         raise ValueError(f"vocab_size must be greater than 0, got {vocab_size}.")
     key_dtype = dtypes.as_dtype(key_dtype)
     table_dtype = dtypes.int64 if key_dtype.is_integer else key_dtype
-    with name_scope(name, "string_to_index"):
+    # As TF 1.15: the table and its initializer in a scope of their own.
+    with name_scope(name, "string_to_index"), name_scope(None, "hash_table"):
         init = TextFileInitializer(
             vocabulary_file,
             table_dtype,
@@ -435,6 +436,7 @@ def index_table_from_file(
             value_column_index,
             vocab_size,
             delimiter,
+            name="table_init",
         )
         table = HashTable(init, default_value)
     return IdTable(table, num_oov_buckets, table_dtype)

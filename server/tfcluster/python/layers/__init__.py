@@ -1,0 +1,1 @@
+"""tensorflow.python.layers: the modules of tf.layers programs import by path."""

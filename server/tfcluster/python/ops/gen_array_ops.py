@@ -1,0 +1,6 @@
+"""tensorflow.python.ops.gen_array_ops (`gen_array_ops.<op>(...)`): TF 1.15's generated wrappers
+of its ops, each building the op as tf.raw_ops does (see _gen_ops)."""
+
+from tfcluster.python.ops._gen_ops import fill
+
+fill(__name__)

@@ -1,0 +1,1 @@
+"""tensorflow.python.summary: the modules of tf.summary programs import by path."""
