@@ -576,6 +576,9 @@ def deprecation_decorates_a_programs_functions(tf):
     handler = Keep()
     logger = logging.getLogger("tensorflow")
     logger.addHandler(handler)
+    # TF's default verbosity for the block, whatever a program before set.
+    level = logger.level
+    logger.setLevel(logging.WARNING)
     try:
 
         @deprecation.deprecated(None, "Use new_fn instead.")
@@ -605,6 +608,7 @@ def deprecation_decorates_a_programs_functions(tf):
         deprecation._PRINT_DEPRECATION_WARNINGS = True
     finally:
         logger.removeHandler(handler)
+        logger.setLevel(level)
     out = {"results": results, "warnings": records}
     errors = {}
     for label, make in [
