@@ -429,6 +429,23 @@ estimator = tf.estimator.BoostedTreesClassifier(
 estimator.train(input_fn, max_steps=1)
 print("done")
 """,
+    "deprecation_warnings_switched_off_then_on": """
+from tensorflow.python.util import deprecation
+import tensorflow as tf
+
+deprecation._PRINT_DEPRECATION_WARNINGS = False
+x = tf.to_float(tf.constant(1))
+y = tf.nn.dropout(tf.ones([2]), keep_prob=0.5)
+z = tf.layers.dense(tf.ones([1, 2]), 1)
+sess = tf.Session()
+deprecation._PRINT_DEPRECATION_WARNINGS = True
+x2 = tf.to_float(tf.constant(2))
+w = tf.to_int32(tf.constant(2.0))
+with deprecation.silence():
+    v = tf.to_int64(tf.constant(3))
+v2 = tf.to_int64(tf.constant(4))
+print("done")
+""",
     "linear_sdca_reads_v2_columns_and_announces_its_casts": """
 import tempfile
 import numpy as np

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tfcluster.api import _converted_reads
-from tfcluster.framework import internal_deprecations
+from tfcluster.framework import deprecation_switch, internal_deprecations
 from tfcluster.framework.converted_code import in_converted_function
 from tfcluster.framework.python37_lines import as_given as _as_given
 from tfcluster.framework.python37_lines import in_package, python37_line
@@ -133,7 +133,7 @@ def _announcing(
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
-        if key not in _announced_functions:
+        if key not in _announced_functions and deprecation_switch.printing():
             frame = sys._getframe(1)
             if not in_package(frame.f_code.co_filename):
                 with _lock:
@@ -188,7 +188,7 @@ def _called_internally(qualified: str, module: str, frame: types.FrameType) -> N
     program's later calls say nothing."""
     key = (qualified, module)
     record = _function_deprecations().get(key)
-    if record is None or key in _announced_functions:
+    if record is None or key in _announced_functions or not deprecation_switch.printing():
         return
     with _lock:
         first = key not in _announced_functions
@@ -211,6 +211,8 @@ def _called_internally_with_argument(
     qualified: str, module: str, argument: str, instructions: str, frame: types.FrameType
 ) -> None:
     """A deprecated argument TF's own code passes: announced once, from `frame`."""
+    if not deprecation_switch.printing():
+        return
     key = (qualified, module, argument)
     with _lock:
         first = key not in _announced_arguments
@@ -290,7 +292,7 @@ def _announcing_arguments(fn: Any, records: list[dict[str, Any]]) -> Any:
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         frame = sys._getframe(1)
-        if not in_package(frame.f_code.co_filename):
+        if not in_package(frame.f_code.co_filename) and deprecation_switch.printing():
             for record in records:
                 if not record["outermost"]:
                     # Under another decorator TF's warning names that decorator's file

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from tfcluster.framework import deprecation_switch
 from tfcluster.framework.python37_lines import as_given, python37_line
 from tfcluster.lib.platform import tf_logging
 
@@ -28,6 +29,8 @@ def deprecated(qualified: str, module: str, instructions: str) -> Callable[[_Fn]
 
         @functools.wraps(fn)
         def call(*args: Any, **kwargs: Any) -> Any:
+            if not deprecation_switch.printing():
+                return fn(*args, **kwargs)
             with _lock:
                 first = key not in _announced
                 _announced.add(key)

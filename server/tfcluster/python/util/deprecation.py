@@ -3,8 +3,10 @@ program's own functions, `with deprecation.silence():`): TF 1.15's decorator, wh
 per function "From <caller>: <name> (from <module>) is deprecated and will be removed ...",
 and the module's small helpers.
 
-Setting `_PRINT_DEPRECATION_WARNINGS = False` here silences the functions this module
-decorates; tfcluster's own announcements of TF's deprecated names do not read it."""
+Setting `_PRINT_DEPRECATION_WARNINGS = False` here (or `silence()`) silences, as in TF, every
+"... is deprecated and will be removed ..." warning: the functions this module decorates and
+TF's own deprecated functions and arguments (framework/deprecation_switch.py reads it); "The
+name tf.X is deprecated" lines, TF's module wrapper's, still print."""
 
 from __future__ import annotations
 
