@@ -446,6 +446,25 @@ with deprecation.silence():
 v2 = tf.to_int64(tf.constant(4))
 print("done")
 """,
+    "freeze_graph_announces_what_it_calls": """
+import os
+import tempfile
+import tensorflow as tf
+from tensorflow.python.tools import freeze_graph
+
+folder = tempfile.mkdtemp()
+v = tf.Variable([1.0, 2.0], name="v")
+out = tf.multiply(v, 2.0, name="out")
+with tf.Session() as sess:
+    sess.run(v.initializer)
+    prefix = tf.train.Saver().save(sess, os.path.join(folder, "model"))
+tf.train.write_graph(tf.get_default_graph().as_graph_def(), folder, "graph.pbtxt")
+frozen = freeze_graph.freeze_graph(
+    os.path.join(folder, "graph.pbtxt"), "", False, prefix, "out", "", "",
+    os.path.join(folder, "frozen.pb"), True, "",
+)
+print(sorted(n.op for n in frozen.node))
+""",
     "linear_sdca_reads_v2_columns_and_announces_its_casts": """
 import tempfile
 import numpy as np

@@ -319,8 +319,8 @@ def import_reshaped_graph_def(
                 op = graph.create_op(
                     node.op, inputs, attrs, name=node.name, control_inputs=controls
                 )
-            if op.name != prefix + node.name:
-                raise ValueError(f"Imported node name '{prefix + node.name}' already in use")
+            # A name the graph already holds is made unique ('a' -> 'a_1'), as TF's importer
+            # uniquifies; inputs and return_elements still go by the GraphDef's names.
             if node.device:
                 op._set_device(node.device)
             created[node.name] = op

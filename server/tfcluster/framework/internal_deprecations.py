@@ -62,6 +62,11 @@ TO_INT64 = ("to_int64", "tensorflow.python.ops.math_ops")
 TO_DOUBLE = ("to_double", "tensorflow.python.ops.math_ops")
 BUILD_TENSOR_INFO = ("build_tensor_info", "tensorflow.python.saved_model.utils_impl")
 EXTRACT_SUB_GRAPH = ("extract_sub_graph", "tensorflow.python.framework.graph_util_impl")
+CONVERT_VARIABLES_TO_CONSTANTS = (
+    "convert_variables_to_constants",
+    "tensorflow.python.framework.graph_util_impl",
+)
+CHECKPOINT_EXISTS = ("checkpoint_exists", _CHECKPOINTS)
 # tf.train.summary_iterator (hence an early-stopping hook's and BestExporter's reads of the
 # evaluation events) reads the event file with tf_record_iterator.
 TF_RECORD_ITERATOR = ("tf_record_iterator", "tensorflow.python.lib.io.tf_record")

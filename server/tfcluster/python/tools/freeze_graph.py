@@ -11,6 +11,7 @@ from typing import Any
 
 from google.protobuf import text_format
 
+from tfcluster.framework import internal_deprecations
 from tfcluster.protos import graph_pb2, saver_pb2
 from tfcluster.protos.meta_graph_pb2 import MetaGraphDef
 from tfcluster.python._private_module import module_getattr
@@ -94,6 +95,9 @@ def freeze_graph_with_def_protos(
     """The frozen GraphDef of the graph and checkpoint given (also written to output_graph)."""
     del restore_op_name, filename_tensor_name  # unused, as in TF
     tf = _tf()
+    if not input_saved_model_dir:
+        # TF's freeze_graph calls the deprecated checkpoint_exists (its warning from here).
+        internal_deprecations.called_internally(internal_deprecations.CHECKPOINT_EXISTS)
     if not input_saved_model_dir and not tf.train.checkpoint_exists(input_checkpoint):
         raise ValueError("Input checkpoint '" + input_checkpoint + "' doesn't exist!")
     if not output_node_names:
@@ -123,6 +127,9 @@ def freeze_graph_with_def_protos(
             if initializer_nodes:
                 sess.run(initializer_nodes.replace(" ", "").split(","))
         graph_def = input_meta_graph_def.graph_def if input_meta_graph_def else input_graph_def
+        internal_deprecations.called_internally(
+            internal_deprecations.CONVERT_VARIABLES_TO_CONSTANTS
+        )
         output_graph_def = tf.graph_util.convert_variables_to_constants(
             sess,
             graph_def,
