@@ -400,6 +400,35 @@ _resize_grad("ResizeBilinearGrad", bilinear_matrix)
 _resize_grad("ResizeBicubicGrad", bicubic_matrix)
 
 
+def _integer_factor(grad_size: int, out_size: int, align: bool, half: bool) -> int:
+    """f when each output index takes the gradient's positions f*i .. f*i+f-1 (an integer
+    upsampling, UpSampling2D's), else 0."""
+    if out_size <= 0 or grad_size % out_size:
+        return 0
+    f = grad_size // out_size
+    index = nearest_axis(grad_size, out_size, align, half)
+    return f if np.array_equal(index, np.arange(grad_size) // f) else 0
+
+
+def _upsampling_grad(xp: Any, grad: Any, oh: int, ow: int, align: bool, half: bool) -> Any:
+    """The gradient of an integer nearest upsampling as TF's kernel sums it: each output
+    adds its f x f positions in the kernel's loop order (rows, then columns), by strided
+    slices, instead of products with sampling matrices. None where it does not apply."""
+    _, gh, gw, _ = grad.shape
+    fy, fx = _integer_factor(gh, oh, align, half), _integer_factor(gw, ow, align, half)
+    if not fy or not fx or grad.dtype != F32:
+        return None
+    out = None
+    for dy in range(fy):
+        for dx in range(fx):
+            part = grad[:, dy::fy, dx::fx, :]
+            if out is None:
+                out = part + F32(0)  # TF's zeroed output plus the first term
+            else:
+                out += part
+    return out
+
+
 @kernel("ResizeNearestNeighborGrad", host=(1,))
 def resize_nearest_grad(node: Any, xp: Any) -> Compute:
     align, half = _flags(node)
@@ -412,6 +441,9 @@ def resize_nearest_grad(node: Any, xp: Any) -> Compute:
         if oh <= 0 or ow <= 0:
             raise invalid("shape_t's elements must be positive")
         _, rh, rw, _ = grad.shape
+        summed = _upsampling_grad(xp, grad, oh, ow, align, half)
+        if summed is not None:
+            return (summed,)
         rows = nearest_matrix(rh, oh, align, half)
         cols = nearest_matrix(rw, ow, align, half)
         return (_scatter_back(xp, grad, rows, cols, grad.dtype),)
