@@ -148,14 +148,17 @@ def _output(op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any], name:
     return _make(op_type, inputs, attrs, name).outputs[0]
 
 
-def _int_tensor(value: Any, name: str, allow_int64: bool = True) -> Tensor:
-    """An index/shape argument as an int32 (or int64) tensor, named like TF's op inputs."""
+def _plain_indices(value: Any) -> Any:
+    """A shape or index argument with TensorShapes and Dimensions as plain ints."""
     if isinstance(value, TensorShape):
         value = value.as_list()
     if isinstance(value, (list, tuple)):
-        value = [d.value if isinstance(d, Dimension) else d for d in value]
-    t = convert_to_tensor(value, name=name, preferred_dtype=dtypes.int32)
-    allowed = _INDEX_DTYPES if allow_int64 else (dtypes.int32,)
+        value = [_index_value(d) for d in value]
+    return value
+
+
+def _allowed_index(t: Tensor, name: str, allowed: Sequence[dtypes.DType]) -> Tensor:
+    """t, or TF's TypeError when its dtype is not an allowed index dtype."""
     if t.dtype.base_dtype not in allowed:
         names = ", ".join(d.name for d in allowed)
         raise TypeError(
@@ -165,37 +168,28 @@ def _int_tensor(value: Any, name: str, allow_int64: bool = True) -> Tensor:
     return t
 
 
+def _int_tensor(value: Any, name: str, allow_int64: bool = True) -> Tensor:
+    """An index/shape argument as an int32 (or int64) tensor, named like TF's op inputs."""
+    t = convert_to_tensor(_plain_indices(value), name=name, preferred_dtype=dtypes.int32)
+    return _allowed_index(t, name, _INDEX_DTYPES if allow_int64 else (dtypes.int32,))
+
+
 def _index_inputs(op_type: str, named: list[tuple[Any, str]]) -> list[Tensor]:
     """Inputs sharing one index type attr without a default (Slice's and StridedSlice's
     Index), as TF's op_def_library infers it: the first converted as it is (a numpy int64
     array stays int64, a list of Python ints is int32), the rest converted to its dtype; a
     tensor of another dtype is TF's TypeError naming both inputs."""
-    out: list[Tensor] = []
-    for value, name in named:
-        if not out:
-            if isinstance(value, TensorShape):
-                value = value.as_list()
-            if isinstance(value, (list, tuple)):
-                value = [d.value if isinstance(d, Dimension) else d for d in value]
-            first = convert_to_tensor(value, name=name)
-            if first.dtype.base_dtype not in _INDEX_DTYPES:
-                raise TypeError(
-                    f"Value passed to parameter '{name}' has DataType "
-                    f"{first.dtype.base_dtype.name} not in list of allowed values: int32, int64"
-                )
-            out.append(first)
-            continue
-        want = out[0].dtype.base_dtype
+    (first_value, first_name), rest = named[0], named[1:]
+    first = convert_to_tensor(_plain_indices(first_value), name=first_name)
+    out = [_allowed_index(first, first_name, _INDEX_DTYPES)]
+    want = first.dtype.base_dtype
+    for value, name in rest:
         if isinstance(value, Tensor) and value.dtype.base_dtype != want:
             raise TypeError(
                 f"Input '{name}' of '{op_type}' Op has type {value.dtype.base_dtype.name} that "
-                f"does not match type {want.name} of argument '{named[0][1]}'."
+                f"does not match type {want.name} of argument '{first_name}'."
             )
-        if isinstance(value, TensorShape):
-            value = value.as_list()
-        if isinstance(value, (list, tuple)):
-            value = [d.value if isinstance(d, Dimension) else d for d in value]
-        out.append(convert_to_tensor(value, dtype=want, name=name))
+        out.append(convert_to_tensor(_plain_indices(value), dtype=want, name=name))
     return out
 
 
