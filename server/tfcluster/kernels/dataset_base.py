@@ -162,20 +162,9 @@ def _stack_checked(values: Sequence[Any], first: Any, what: str) -> np.ndarray:
 
 def stack_variants(values: Sequence[np.ndarray], what: str) -> np.ndarray:
     """Variant leaves (object arrays, e.g. boxed SparseTensors) stacked along a new first
-    dimension, the objects themselves not looked into."""
-    first = values[0]
-    for i, v in enumerate(values):
-        if v.shape != first.shape:
-            raise errors.InvalidArgumentError(
-                None,
-                None,
-                f"Cannot batch tensors with different shapes in {what}. First element had "
-                f"shape {list(first.shape)} and element {i} had shape {list(v.shape)}.",
-            )
-    out = np.empty((len(values), *first.shape), dtype=object)
-    for i, v in enumerate(values):
-        out[i] = v
-    return out
+    dimension (np.stack does not look into the objects), after the shape check of dense
+    leaves."""
+    return _stack_checked(values, values[0], what)
 
 
 def batch_elements_dense(elements: Sequence[Element], specs: Sequence[LeafSpec]) -> Element:
