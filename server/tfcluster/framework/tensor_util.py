@@ -181,10 +181,14 @@ def _variant_proto(value: Any) -> tensor_pb2.TensorProto:
             raise errors.InvalidArgumentError(
                 None, None, f"A variant tensor holds a {type(element).__name__}: no encoding"
             )
-        kind = dtypes.string if element.dtype.kind in ("O", "U", "S") else None
-        inner = as_proto_tensor_content(element, kind)
-        proto.variant_val.add(type_name=TENSOR_IN_VARIANT).tensors.append(inner)
+        proto.variant_val.add(type_name=TENSOR_IN_VARIANT).tensors.append(held_tensor(element))
     return proto
+
+
+def held_tensor(element: np.ndarray) -> tensor_pb2.TensorProto:
+    """The TensorProto of one tensor a variant holds (object arrays as strings)."""
+    kind = dtypes.string if element.dtype.kind in ("O", "U", "S") else None
+    return as_proto_tensor_content(element, kind)
 
 
 def _variant_ndarray(proto: tensor_pb2.TensorProto, shape: tuple[int, ...]) -> np.ndarray:

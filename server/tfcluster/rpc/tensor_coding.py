@@ -119,8 +119,7 @@ def _fill_string_meta(meta: named_tensor_pb2.TensorMeta, arr: np.ndarray) -> lis
 def _tensor_bytes(x: Any) -> bytes:
     if not isinstance(x, np.ndarray):
         return _string_bytes(x)  # its error: what cannot travel
-    dt = dtypes.string if x.dtype.kind in ("O", "U", "S") else None
-    return tensor_util.as_proto_tensor_content(x, dt).SerializeToString()
+    return tensor_util.held_tensor(x).SerializeToString()
 
 
 def _fill_variant_meta(meta: named_tensor_pb2.TensorMeta, arr: np.ndarray) -> list[Any]:
