@@ -49,7 +49,7 @@ class DenseFeatures(Layer):
             self._state = dense_features.create_state(
                 self._name, self._feature_columns, self.trainable
             )
-            SequenceFeatures._track_state(self, self._state)  # type: ignore[arg-type]
+            _track_state(self, self._state)
         return dense_features.dense_features(
             features, self._feature_columns, self._state, cols_to_output_tensors
         )
@@ -103,7 +103,7 @@ class SequenceFeatures(Layer):
             self._state = dense_features.create_state(
                 self._name, self._feature_columns, self.trainable
             )
-            self._track_state(self._state)
+            _track_state(self, self._state)
         builder = LazyBuilder(features, state=self._state)
         outputs, lengths = [], []
         for column in self._feature_columns:
@@ -122,15 +122,6 @@ class SequenceFeatures(Layer):
         # The columns' state is made on the first call, right after (see call).
         self.built = True
 
-    def _track_state(self, state: dict[Any, Any]) -> None:
-        for var in state.values():
-            parts = list(var) if isinstance(var, PartitionedVariable) else [var]
-            for part in parts:
-                if part in get_collection(GraphKeys.TRAINABLE_VARIABLES):
-                    self._trainable_weights.append(part)
-                else:
-                    self._non_trainable_weights.append(part)
-
     def get_config(self) -> dict[str, Any]:
         raise backend.unimplemented(
             "tf.keras.experimental.SequenceFeatures.get_config (feature column serialization)"
@@ -141,6 +132,18 @@ class SequenceFeatures(Layer):
         raise backend.unimplemented(
             "tf.keras.experimental.SequenceFeatures.from_config (feature column serialization)"
         )
+
+
+def _track_state(layer: Layer, state: dict[Any, Any]) -> None:
+    """The columns' state variables as the layer's weights (trainable or not, by the
+    collections they were made in)."""
+    for var in state.values():
+        parts = list(var) if isinstance(var, PartitionedVariable) else [var]
+        for part in parts:
+            if part in get_collection(GraphKeys.TRAINABLE_VARIABLES):
+                layer._trainable_weights.append(part)
+            else:
+                layer._non_trainable_weights.append(part)
 
 
 def _assert_all_equal_and_return(tensors: list[Any]) -> Any:
