@@ -9,10 +9,12 @@ marks and TF's warnings in between are compared (timestamps dropped).
 Python 3.7 code, run as scripts in processes of their own.
 """
 
-import os
-import re
-import subprocess
 import sys
+
+try:
+    from tf_reference.case_tools import cpp_log_program
+except ImportError:  # the recorder, run from tests/tf_reference under TF 1.15
+    from case_tools import cpp_log_program
 
 HEADER = """
 import sys
@@ -59,33 +61,14 @@ read(lambda: tf.data.Dataset.range(10).cache(prefix), 3)
 """,
 }
 
-_LOG = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: ([IWEF]) (\S+)\] (.*)$")
-
-
-def stderr_lines(text):
-    """The program's marks and TF's C++ log lines from its cache kernel (no timestamps)."""
-    out = []
-    for line in text.splitlines():
-        m = _LOG.match(line)
-        if m:
-            if "cache_dataset_ops" in m.group(2):
-                out.append(" ".join(m.groups()))
-        elif line in ("closing", "closed", "initializing again", "initialized"):
-            out.append(line)
-    return out
+_MARKS = ("closing", "closed", "initializing again", "initialized")
 
 
 def run_case(python, module, name, env=None):
-    """The case's marks and cache warnings, run by `python` with `import <module> as tf`."""
-    env = dict(os.environ if env is None else env, PYTHONWARNINGS="ignore")
-    env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+    """The case's marks and its cache kernel's C++ log lines (no timestamps), run by
+    `python` with `import <module> as tf`."""
     code = HEADER.format(module=module) + CASES[name]
-    out = subprocess.run(
-        [python, "-c", code], capture_output=True, env=env, timeout=120, check=False
-    )
-    if out.returncode:
-        raise RuntimeError(f"{name} failed: {out.stderr.decode(errors='replace')[-2000:]}")
-    return stderr_lines(out.stderr.decode(errors="replace"))
+    return cpp_log_program(python, code, "cache_dataset_ops", lambda line: line in _MARKS, env)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -302,3 +303,28 @@ def run_script(code, name, args=()):
             check=False,
             cwd=tmp,
         )
+
+
+_CPP_LOG = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: ([IWEF]) (\S+)\] (.*)$")
+
+
+def cpp_log_program(python, code, source, keep, env=None):
+    """Runs `code` (`python -c`) with TF's C++ logging on and Python's warnings off, and
+    gives the lines of its stderr that matter, in order: TF's C++ log lines from a source
+    file whose path holds `source` (as "W <file>:<line> <text>", no timestamp), and the
+    program's own lines for which keep(line) is true. A program that fails raises."""
+    env = dict(os.environ if env is None else env, PYTHONWARNINGS="ignore")
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+    out = subprocess.run([python, "-c", code], capture_output=True, env=env, timeout=120)
+    stderr = out.stderr.decode(errors="replace")
+    if out.returncode:
+        raise RuntimeError(stderr[-2000:])
+    lines = []
+    for line in stderr.splitlines():
+        m = _CPP_LOG.match(line)
+        if m:
+            if source in m.group(2):
+                lines.append(" ".join(m.groups()))
+        elif keep(line):
+            lines.append(line)
+    return lines

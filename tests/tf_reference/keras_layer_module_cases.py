@@ -7,9 +7,9 @@ Python 3.7 code (the recorder runs under TF 1.15).
 """
 
 try:
-    from tf_reference.case_tools import registrar
+    from tf_reference.case_tools import cpp_log_program, registrar
 except ImportError:  # the recorder, run from tests/tf_reference under TF 1.15
-    from case_tools import registrar
+    from case_tools import cpp_log_program, registrar
 
 CASES = {}
 case = registrar(CASES, own_graph=True)
@@ -88,24 +88,8 @@ print("done", file=sys.stderr, flush=True)
 def warning_lines(python, module, name, env=None):
     """The program's marks and printed lines, and TF's C++ log lines from util.cc
     (timestamps dropped)."""
-    import os
-    import re
-    import subprocess
 
-    env = dict(os.environ if env is None else env, PYTHONWARNINGS="ignore")
-    env.pop("TF_CPP_MIN_LOG_LEVEL", None)
-    out = subprocess.run(
-        [python, "-c", PROGRAMS[name].format(module=module)],
-        capture_output=True,
-        env=env,
-        timeout=120,
-        check=True,
-    )
-    lines = []
-    for line in out.stderr.decode(errors="replace").splitlines():
-        m = re.match(r"^\d{4}-\d\d-\d\d [\d:.]+: ([IWEF]) (\S+)\] (.*)$", line)
-        if m and "util.cc" in m.group(2):
-            lines.append(" ".join(m.groups()))
-        elif line in ("walking", "again", "done") or line.startswith("["):
-            lines.append(line)
-    return lines
+    def keep(line):
+        return line in ("walking", "again", "done") or line.startswith("[")
+
+    return cpp_log_program(python, PROGRAMS[name].format(module=module), "util.cc", keep, env)
