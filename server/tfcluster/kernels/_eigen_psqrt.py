@@ -33,32 +33,28 @@ _DEFAULT_NAN = np.array(0xFFC00000, np.uint32).view(np.float32)
 
 @cache
 def table() -> np.ndarray | None:
-    """rsqrtps's bits indexed by a float's bits 11..23 (its exponent's last bit, then the top
-    12 mantissa bits): an odd exponent field reads the row of [1, 2), an even one that of
-    [2, 4). None without the table."""
+    """rsqrtps's estimate, as float32 bits, of every positive float32 indexed by its bits >> 11
+    (its exponent field, then its top 12 mantissa bits): one gather per value. None without
+    the measured table."""
     try:
         with open(_TABLE_FILE) as f:
             bits = base64.b64decode(json.load(f)["bits"])
     except (OSError, ValueError, KeyError):
         return None
-    rows = np.frombuffer(bits, "<u4").reshape(2, 4096).astype(np.int32)
-    return np.concatenate([rows[1], rows[0]])
+    # The measured rows: an odd exponent field reads the row of [1, 2), an even one that of
+    # [2, 4); x * 4^k has the estimate of x times 2^-k.
+    rows = np.frombuffer(bits, "<u4").reshape(2, 4096).astype(np.int64)
+    mantissas = np.concatenate([rows[1], rows[0]])
+    index = np.arange(1 << 20, dtype=np.int64)
+    halved_exponent = ((index >> 12) - 127) >> 1
+    return (mantissas[index & 0x1FFF] - (halved_exponent << 23)).astype(np.int32)
 
 
 def rsqrt_estimate(x: np.ndarray, table: np.ndarray) -> np.ndarray:
     """rsqrtps of normal positive float32 values (others give meaningless numbers: the
-    caller masks them)."""
-    bits = x.view(np.int32)
-    index = bits >> 11
-    index &= 0x1FFF
-    est = np.take(table, index)
-    # x * 4^k has the estimate of x times 2^-k: k off the exponent field (results stay normal).
-    index = bits >> 23
-    index -= 127
-    index >>= 1
-    index <<= 23
-    est -= index
-    return est.view(np.float32)
+    caller masks them; a negative value's bits >> 11 is a negative index, still in range)."""
+    index = x.view(np.int32) >> 11
+    return np.take(table, index).view(np.float32)
 
 
 def _flushed(v: np.ndarray) -> np.ndarray:
