@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.runtime import thread_budget
+from tfcluster.runtime import float_errors, thread_budget
 
 # Multiply-adds (m * k * n) from which sharing pays for the hand-off to the helper (20 us on
 # an idle machine, 100-300 us under load: a char-RNN of 128 units, batch 16, whose products
@@ -113,6 +113,7 @@ class _Helper:
         threading.Thread(target=self._run, name="tfcluster-gemm", daemon=True).start()
 
     def _run(self) -> None:
+        float_errors.silence_thread()
         while True:
             self._go.acquire()
             work, self._work = self._work, None

@@ -21,7 +21,7 @@ import numpy as np
 from tfcluster.framework.common_shapes import windowed_output_size
 from tfcluster.kernels._cpu_gemm import single_thread_blas
 from tfcluster.kernels.common import host_ints, invalid
-from tfcluster.runtime import thread_budget
+from tfcluster.runtime import float_errors, thread_budget
 
 _DEFAULT_FORMATS = {2: "NHWC", 3: "NDHWC"}
 _FORMATS = {2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
@@ -308,7 +308,9 @@ def _workers() -> concurrent.futures.ThreadPoolExecutor | None:
     with _WORKERS_LOCK:
         if _WORKERS is None:
             _WORKERS = concurrent.futures.ThreadPoolExecutor(
-                max_workers=cores, thread_name_prefix="tfcluster-conv"
+                max_workers=cores,
+                thread_name_prefix="tfcluster-conv",
+                initializer=float_errors.silence_thread,
             )
         return _WORKERS
 

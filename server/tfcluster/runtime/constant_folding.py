@@ -24,7 +24,7 @@ import numpy as np
 
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.runtime import kernel_table
+from tfcluster.runtime import float_errors, kernel_table
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 
 # Single-output ops whose value depends only on their inputs and attrs.
@@ -343,7 +343,8 @@ def _evaluate(node: Node, inputs: list[np.ndarray], want: dtypes.DType | None) -
         kdef = kernel_table.lookup(node.op, "CPU")
         if kdef.is_async:
             return None
-        outs = kdef.factory(node)(None, list(inputs))
+        # Quietly, as in a step (TF folds an overflow into inf without a word).
+        outs = float_errors.call_silenced(kdef.factory(node), None, list(inputs))
         if len(outs) != 1:
             return None
         value = np.array(outs[0])  # a copy: outputs may view (read-only) inputs

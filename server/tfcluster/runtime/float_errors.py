@@ -45,6 +45,14 @@ def silence() -> Iterator[None]:
             _state.on = False
 
 
+def silence_thread() -> None:
+    """Silences numpy's warnings for good on this thread: for the threads that only run
+    pieces of kernels (the intra-op and inter-op pools), which no step's `silence()` covers
+    (numpy's error state is per thread)."""
+    np.seterr(all="ignore")
+    _state.on = True
+
+
 def call_silenced(fn: Callable[..., T], *args: Any) -> T:
     """fn(*args) inside `silence()`, for a fraction of its cost when already inside one (a
     loop body's executor runs inside its step's)."""
@@ -58,4 +66,4 @@ def call_silenced(fn: Callable[..., T], *args: Any) -> T:
             _state.on = False
 
 
-__all__ = ["call_silenced", "silence", "silenced", "state"]
+__all__ = ["call_silenced", "silence", "silence_thread", "silenced", "state"]

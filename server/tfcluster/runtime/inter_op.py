@@ -15,6 +15,8 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from tfcluster.runtime import float_errors
+
 # Op types whose kernels can take milliseconds and release the GIL while they work.
 HEAVY_OPS = frozenset(
     {
@@ -133,7 +135,11 @@ def pool(width: int) -> ThreadPoolExecutor:
     with _pool_lock:
         if _pool is None or _pool_width < width:
             old = _pool
-            _pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix=_THREAD_PREFIX)
+            _pool = ThreadPoolExecutor(
+                max_workers=width,
+                thread_name_prefix=_THREAD_PREFIX,
+                initializer=float_errors.silence_thread,
+            )
             _pool_width = width
             if old is not None:
                 old.shutdown(wait=False)
