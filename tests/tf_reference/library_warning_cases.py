@@ -465,6 +465,23 @@ frozen = freeze_graph.freeze_graph(
 )
 print(sorted(n.op for n in frozen.node))
 """,
+    "variables_frozen_into_constants_are_logged_at_info": """
+import tensorflow as tf
+tf.logging.set_verbosity(tf.logging.INFO)
+w = tf.Variable([1.0, 2.0], name="w")
+r = tf.get_variable("r", initializer=[3.0], use_resource=True)
+kept = tf.Variable([5.0], name="kept")
+y = tf.identity(w * 2.0 + r + kept, name="y")
+c = tf.constant(1.0, name="c")
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    frozen = tf.graph_util.convert_variables_to_constants(
+        sess, sess.graph_def, ["y"], variable_names_blacklist=["kept"]
+    )
+    nothing = tf.graph_util.convert_variables_to_constants(sess, sess.graph_def, ["c"])
+print(sorted((n.name, n.op) for n in frozen.node))
+print(len(nothing.node))
+""",
     "linear_sdca_reads_v2_columns_and_announces_its_casts": """
 import tempfile
 import numpy as np

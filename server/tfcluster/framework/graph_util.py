@@ -5,6 +5,7 @@ extracting the subgraph an output needs, removing training-only nodes), as TF 1.
 from __future__ import annotations
 
 import copy
+import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -15,6 +16,8 @@ from tfcluster.framework.graph import Graph, Operation
 from tfcluster.framework.graph_io import import_graph_def
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.protos import graph_pb2, node_def_pb2
+
+_log = logging.getLogger("tensorflow")
 
 _VARIABLE_OPS = frozenset(
     {
@@ -139,6 +142,7 @@ def convert_variables_to_constants(
                 raise ValueError("Cannot find the variable that is an input to the ReadVariableOp.")
     values = sess.run(fetches) if fetches else []
     found = dict(zip(frozen, values))
+    _log.info("Froze %d variables.", len(values))
     out = graph_pb2.GraphDef()
     for node in inference.node:
         source = _input_name(node.input[0]) if node.input else ""
@@ -162,6 +166,7 @@ def convert_variables_to_constants(
         else:
             out.node.append(node)
     out.library.CopyFrom(inference.library)
+    _log.info("Converted %d variables to const ops.", len(found))
     return out
 
 
