@@ -566,6 +566,7 @@ def _quantized_cases():
                 min_features=_f(tf),
                 max_features=_f(tf),
             ),
+            "QuantizedReluX_on_a_gpu_the_session_lacks": lambda tf: _on_gpu(tf),
             "QuantizedReluX_range_rank_1": lambda tf: tf.raw_ops.QuantizedReluX(
                 features=_ph(tf, "quint8", [2]),
                 max_value=_f(tf),
@@ -610,6 +611,20 @@ def _quantized_cases():
             ),
         }
     )
+
+
+def _on_gpu(tf):
+    """An explicit device the session has no such device for: the missing kernel is told
+    first, as TF's placer checks every node's kernels before it reads devices."""
+    with tf.device("/device:GPU:0"):
+        return tf.raw_ops.QuantizedReluX(
+            features=_ph(tf, "qint32", [3]),
+            max_value=_f(tf),
+            min_features=_f(tf),
+            max_features=_f(tf),
+            out_type=tf.qint8,
+            name="relu_x",
+        )
 
 
 def _matmul(op_type, a_shape, b_shape, bias, frozen=False, **attrs):
