@@ -1,7 +1,8 @@
 """Records the signature of every op in TensorFlow 1.15's tf.raw_ops into
 server/tfcluster/framework/tf115_op_defs.json: input and output args, attrs (type, default,
 allowed values, minimum), statefulness, the commutative/aggregate/uninitialized-input flags,
-and the keyword parameters of TF's raw op function.
+the keyword parameters of TF's raw op function, and whether the build registers no kernel for
+the op on any device ("no_kernel": running one fails in TF's placer).
 
 Run with TF 1.15 itself (Python 3.7; the project never needs TensorFlow):
     /tmp/tf115/bin/python tools/record_tf115_op_defs.py
@@ -15,7 +16,7 @@ import sys
 import textwrap
 
 import tensorflow as tf
-from tensorflow.python.framework import dtypes, op_def_registry, tensor_util, versions
+from tensorflow.python.framework import dtypes, kernels, op_def_registry, tensor_util, versions
 from tensorflow.python.util import tf_decorator
 
 OUT = os.path.join(
@@ -164,6 +165,8 @@ def main():
             entry["aggregate"] = True
         if op_def.allows_uninitialized_input:
             entry["allows_uninitialized_input"] = True
+        if not kernels.get_registered_kernels_for_op(name).kernel:
+            entry["no_kernel"] = True
         ops[name] = entry
     doc = {"tensorflow": tf.__version__, "ops": ops}
     # One op a line: compact, and a change to one op is a one-line diff.

@@ -51,8 +51,9 @@ def test_ops_taking_functions_count_as_implemented() -> None:
     done = raw_ops.implemented_ops()
     for op in ("If", "While", "Case", "PartitionedCall", "MapDataset", "ReduceDataset"):
         assert op in done
-    with pytest.raises(tf.errors.UnimplementedError, match="TPUPartitionedCall"):
-        tf.raw_ops.TPUPartitionedCall(args=[], device_ordinal=0, Tout=[], f="g")
+    # TF 1.15's CPU build has no kernel for it: it builds, and running it fails as in TF
+    # (tests/unit/test_no_kernel_raw_ops.py).
+    assert "TPUPartitionedCall" in done
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

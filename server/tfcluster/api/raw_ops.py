@@ -1,6 +1,8 @@
 """tf.raw_ops: one keyword-only function per TF 1.15 op type, made from TF's own signature of
-the op (framework/tf115_op_defs.json) for every op type tfcluster defines with a CPU kernel.
-The others raise UnimplementedError naming them."""
+the op (framework/tf115_op_defs.json) for every op type tfcluster defines with a CPU kernel, or
+defines where TF 1.15's CPU build has no kernel for it on any device either (TPU and MKL-only
+ops: the graph holds the op, and running it fails as in TF). The others raise
+UnimplementedError naming them."""
 
 from __future__ import annotations
 
@@ -39,16 +41,17 @@ def _removed(sig: _op_signatures.OpSignature) -> bool:
 @_functools.cache
 def implemented_ops() -> frozenset[str]:
     """TF 1.15 op types that tf.raw_ops builds: defined in tfcluster's op table, with a CPU
-    kernel (or removed from TF 1.15's GraphDef version, so building one raises as in TF). A
-    func attr takes what TF's takes: a concrete function, or the name of one added to the
-    graph."""
+    kernel, or with no kernel on any device in TF 1.15's CPU build either (running one fails
+    in the placer as in TF), or removed from TF 1.15's GraphDef version (building one raises
+    as in TF). A func attr takes what TF's takes: a concrete function, or the name of one
+    added to the graph."""
     out = set()
     for op_type in _op_signatures.op_types():
         sig = _op_signatures.lookup(op_type)
         if sig is None or op_type in _FUNC_OPS_NOT_CHECKED:
             continue
         if _op_def_registry.lookup(op_type) is not None and (
-            _kernel_table.has_kernel(op_type, "CPU") or _removed(sig)
+            _kernel_table.has_kernel(op_type, "CPU") or _removed(sig) or sig.no_kernel
         ):
             out.add(op_type)
     return frozenset(out)

@@ -9,6 +9,8 @@ from tfcluster.protos import types_pb2
 
 # Lists this long or longer are shown by their first and last five items.
 _LONGEST_LIST = 15
+# Strings this long or longer (escaped) are shown by their ends.
+_LONGEST_STRING = 80
 
 
 def summarize_attr_value(value: Any) -> str:
@@ -28,7 +30,11 @@ def summarize_attr_value(value: Any) -> str:
 
 def _summarize_one(kind: str, v: Any) -> str:
     if kind == "s":
-        return '"' + _c_escape(v) + '"'
+        escaped = _c_escape(v)
+        if len(escaped) >= _LONGEST_STRING:
+            # TF's SummarizeString: a long string by its first and last ten characters.
+            escaped = escaped[:10] + "..." + escaped[-10:]
+        return '"' + escaped + '"'
     if kind == "i":
         return str(v)
     if kind == "f":
@@ -45,7 +51,9 @@ def _summarize_one(kind: str, v: Any) -> str:
         dims = ",".join(str(d.size) for d in v.tensor_shape.dim)
         return f"<Tensor<type: {_dtype_name(v.dtype)} shape: [{dims}]>>"
     if kind == "func":
-        return str(v.name)
+        # TF's SummarizeFunc: the name, then its attrs sorted.
+        entries = sorted(f"{k}={summarize_attr_value(a)}" for k, a in v.attr.items())
+        return f"{v.name}[{', '.join(entries)}]"
     return str(v)
 
 

@@ -63,6 +63,9 @@ class OpSignature:
     # The GraphDef version from which TF removed the op (0: never), and what to use instead.
     deprecation_version: int = 0
     deprecation_explanation: str = ""
+    # TF 1.15's CPU build registers no kernel for the op on any device (TPU and MKL-only ops):
+    # a graph holds one, and running it fails in TF's placer.
+    no_kernel: bool = False
 
     def target(self, param: str) -> str:
         """The input arg or attr a keyword parameter sets."""
@@ -137,6 +140,7 @@ def _table() -> dict[str, OpSignature]:
             renames=tuple(sorted(d.get("renames", {}).items())),
             deprecation_version=int(d.get("deprecation", {}).get("version", 0)),
             deprecation_explanation=d.get("deprecation", {}).get("explanation", ""),
+            no_kernel=bool(d.get("no_kernel", False)),
         )
         for name, d in ops.items()
     }
@@ -145,6 +149,12 @@ def _table() -> dict[str, OpSignature]:
 def lookup(op_type: str) -> OpSignature | None:
     """TF 1.15's signature of the op type, or None where tf.raw_ops has no such op."""
     return _table().get(op_type)
+
+
+def tf_has_no_kernel(op_type: str) -> bool:
+    """Whether TF 1.15's CPU build registers no kernel for the op type on any device."""
+    sig = lookup(op_type)
+    return sig is not None and sig.no_kernel
 
 
 def op_types() -> list[str]:

@@ -5,9 +5,9 @@ InstanceNorm / BatchNormWithGlobalNormalization, Requantize, RequantizationRange
 QuantizeDownAndShrinkRange and QuantizeAndDequantize (V1) / V3, with TF's shape functions;
 tf.nn.quantized_* build them.
 
-TF 1.15 defines QuantizedReluX with no kernel at all (running it fails as in TF), and the fused
-QuantizedConv2D* / QuantizedMatMulWith* / QuantizedDepthwiseConv2D* / *PerChannel ops have MKL
-kernels only, which TF's CPU builds lack: tfcluster leaves those undefined."""
+TF 1.15 defines QuantizedReluX with no kernel at all (running it fails as in TF); the fused
+QuantizedConv2D* / QuantizedMatMulWith* / QuantizedDepthwiseConv2D* / *PerChannel ops, which
+have MKL kernels only (none in TF's CPU builds), are defined in mkl_quantized_ops."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from tfcluster.ops import array_ops, conv_ops, image_ops, math_ops, nn_ops
 from tfcluster.ops.broadcast_ops import broadcast_static_shape
 from tfcluster.ops.infer_util import with_rank
 from tfcluster.ops.op_util import Outputs, make_op
+from tfcluster.ops.shape_fn_checks import with_rank as _scalar_check
 
 _F32 = dtypes.float32
 
@@ -33,7 +34,7 @@ def _scalar() -> TensorShape:
 def _ranges(inputs: Sequence[Tensor], first: int, last: int) -> None:
     """TF's shape functions want every min / max input a scalar."""
     for i in range(first, last + 1):
-        with_rank(inputs[i].shape, 0, f"input {i}")
+        _scalar_check(inputs[i].shape, 0)
 
 
 def _with_range(dtype: dtypes.DType, shape: TensorShape) -> Outputs:
@@ -54,7 +55,7 @@ def _binary_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
 def _activation_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     first = 2 if len(inputs) == 4 else 1  # QuantizedReluX has max_value second
     if first == 2:
-        with_rank(inputs[1].shape, 0, "max_value")
+        _scalar_check(inputs[1].shape, 0)
     _ranges(inputs, first, first + 1)
     return _with_range(attrs.get("out_type", dtypes.quint8), inputs[0].shape)
 

@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from tfcluster.framework import device_spec, errors, op_def_registry
+from tfcluster.framework import (
+    attr_summaries,
+    attr_values,
+    device_spec,
+    errors,
+    op_def_registry,
+    op_signatures,
+)
+from tfcluster.protos import attr_value_pb2
 from tfcluster.runtime import kernel_table
 from tfcluster.runtime.graph_ir import Node
 
@@ -74,6 +82,7 @@ def place(
 ) -> dict[str, str]:
     """node name -> '/job:J/replica:0/task:T/device:TYPE:I' for every needed node."""
     needed = list(needed)
+    _check_some_kernel(nodes, needed, tasks)
     by_task = {(t.job, t.task): t for t in tasks}
     fallback = default_task(tasks)
     uf = _UnionFind()
@@ -199,6 +208,50 @@ def _resolve(
             raise _no_kernel(members, spec, dtype, placed, target)
         dtype, index = "CPU", 0
     return device_spec.full_device_name(target.job, target.task, dtype, index)
+
+
+def _check_some_kernel(
+    nodes: Mapping[str, Node], needed: list[str], tasks: list[TaskDevices]
+) -> None:
+    """As TF 1.15's placer, before it colocates anything: a node whose op has a kernel on no
+    device type of the session (an op TF 1.15's CPU build defines without any kernel: TPU
+    ops, MKL-only ops) fails with the op's registered kernels, none."""
+    types = sorted({kind for t in tasks for kind, count in t.counts.items() if count > 0})
+    for name in needed:
+        node = nodes[name]
+        if not op_signatures.tf_has_no_kernel(node.op):
+            continue
+        if any(kernel_table.supports(node.op, kind, node.attrs) for kind in types):
+            continue
+        attrs = ", ".join(
+            f"{key}={attr_summaries.summarize_attr_value(_as_tf_attr(value))}"
+            for key, value in sorted(node.attrs.items())
+        )
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"No OpKernel was registered to support Op '{node.op}' used by "
+            f"{{{{node {node.name}}}}}with these attrs: [{attrs}]\n"
+            f"Registered devices: [{', '.join(types)}]\n"
+            "Registered kernels:\n"
+            "  <no registered kernels>\n"
+            f"\n\t [[{node.name}]]",
+        )
+
+
+# What tfcluster's function attrs carry beside TF's (the function's body), left out of what TF
+# prints of them.
+_FUNCTION_BODY_ATTRS = ("graph_def", "exports", "accumulate", "sliced_captures")
+
+
+def _as_tf_attr(value: object) -> attr_value_pb2.AttrValue:
+    proto = attr_values.to_proto(value)
+    funcs = [proto.func] if proto.HasField("func") else list(proto.list.func)
+    for func in funcs:
+        for key in _FUNCTION_BODY_ATTRS:
+            if key in func.attr:
+                del func.attr[key]
+    return proto
 
 
 def _no_kernel(
