@@ -65,8 +65,39 @@ def momentum_moves_only_gathered_rows(tf):
     return {"embedding_after_each_step": out}
 
 
+def gathered_rows_of_unknown_width(tf):
+    """A fed tensor of unknown row width gathered in the loop: TF1 starts the values from
+    zeros shaped by the tensor's own shape (the ops counted by a seeded op after them)."""
+    tf.reset_default_graph()
+    tf.set_random_seed(3)
+    table = tf.placeholder(tf.float32, [5, None])
+    ids = tf.constant([1, 3, 1, 4])
+
+    def body(i, acc):
+        row = tf.gather(table, ids[i])
+        return i + 1, acc + tf.reduce_sum(row) * tf.cast(i + 1, tf.float32)
+
+    _, total = tf.while_loop(lambda i, acc: i < 4, body, [0, tf.constant(0.0)])
+    (grad,) = tf.gradients(tf.square(total), [table])
+    after = tf.random_uniform([3])
+    feed = {table: np.arange(10, dtype=np.float32).reshape(5, 2)}
+    with tf.Session() as sess:
+        indices, values, shape, drawn = sess.run(
+            [grad.indices, grad.values, grad.dense_shape, after], feed
+        )
+    return {
+        "type": type(grad).__name__,
+        "indices": np.asarray(indices).tolist(),
+        "values": np.asarray(values).tolist(),
+        "dense_shape": np.asarray(shape).tolist(),
+        "static_values_shape": grad.values.shape.as_list(),
+        "random_after": drawn.tolist(),
+    }
+
+
 CASES = {
     "gathered_rows_as_slices": gathered_rows_as_slices,
     "gathered_resource_rows_as_slices": gathered_resource_rows_as_slices,
     "momentum_moves_only_gathered_rows": momentum_moves_only_gathered_rows,
+    "gathered_rows_of_unknown_width": gathered_rows_of_unknown_width,
 }

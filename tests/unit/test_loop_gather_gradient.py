@@ -34,6 +34,10 @@ def test_a_loop_looking_up_a_resource_variable_gives_its_gradient_as_tf1_slices(
     _check_slices("gathered_resource_rows_as_slices")
 
 
+def test_rows_of_unknown_width_start_from_zeros_shaped_by_the_gathered_tensor() -> None:
+    _check_slices("gathered_rows_of_unknown_width")
+
+
 def test_momentum_leaves_rows_no_lookup_reached_where_they_were() -> None:
     name = "momentum_moves_only_gathered_rows"
     expected = reference.case(AREA, name)["embedding_after_each_step"]

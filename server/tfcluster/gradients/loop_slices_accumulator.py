@@ -94,8 +94,9 @@ class SlicesAccumulator:
 
     def tf1_ops(self) -> int:
         """The ops TF1's accumulator makes: its start values (one Const each where their
-        shapes are known; the rows' zeros from the capture's shape otherwise) and the loop's."""
-        start = 1 + (1 if self.row_shape.is_fully_defined() else 9)
+        shapes are known; otherwise the rows' zeros from the capture's Shape, a slice of it,
+        a concat and a Fill) and the loop's."""
+        start = 1 + (1 if self.row_shape.is_fully_defined() else 10)
         if self.shape_shape is not None:
             start += 1 if self.shape_shape.is_fully_defined() else 3
         loop = _LOOP_OPS_PER_ACCUMULATOR * self.width + _LOOP_OPS_OF_UPDATES
