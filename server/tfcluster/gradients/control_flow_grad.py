@@ -38,7 +38,12 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.gradients import gradients_impl, tensor_array_grad, v1_loop_count
+from tfcluster.gradients import (
+    gradients_impl,
+    tensor_array_grad,
+    v1_loop_count,
+    v1_loop_grad_names,
+)
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.gradients.loop_slices_accumulator import SlicesAccumulator
 from tfcluster.gradients.registry import RegisterGradient
@@ -879,16 +884,63 @@ def _while_grad(op: Operation, *grads: Tensor) -> Sequence[Tensor | IndexedSlice
         g.set_shape(x0[i].shape)
         result[i] = g
     position = 1 + len(var_idx)
-    for k, i in enumerate(cap_idx):
+    cap_outputs: dict[int, list[Tensor]] = {}
+    for k in range(len(cap_idx)):
         width = len(dc_args[k])
-        outputs = list(grad_op.outputs[position : position + width])
+        cap_outputs[k] = list(grad_op.outputs[position : position + width])
         position += width
+    # TF1's names for the invariants' gradients (v1_loop_grad_names.py), made in its order.
+    scopes = _tf1_capture_gradient_scopes(op, scope, num_vars, cap_idx)
+    for k, grad_scope in scopes.items():
+        labels: Sequence[str]
         if k in slices:
-            result[num_vars + i] = slices[k].result(outputs)
+            labels = v1_loop_grad_names.slices_gradient_names(
+                slices[k].row_shape.is_fully_defined()
+            )
+        else:
+            cap_outputs[k][0].set_shape(cap_shapes[cap_idx[k]])
+            labels = (
+                v1_loop_grad_names.dense_gradient_name(cap_shapes[cap_idx[k]].is_fully_defined()),
+            )
+        cap_outputs[k] = _named_as(graph, cap_outputs[k], grad_scope, labels)
+    for k, i in enumerate(cap_idx):
+        if k in slices:
+            result[num_vars + i] = slices[k].result(cap_outputs[k])
             continue
-        outputs[0].set_shape(cap_shapes[i])
-        result[num_vars + i] = outputs[0]
+        cap_outputs[k][0].set_shape(cap_shapes[i])
+        result[num_vars + i] = cap_outputs[k][0]
     return result
+
+
+def _tf1_capture_gradient_scopes(
+    op: Operation, grad_scope: str, num_vars: int, cap_idx: Sequence[int]
+) -> dict[int, str]:
+    """Per capture of a v1 loop (by its position in cap_idx), the scope TF1's gradient of
+    it is made in: `<gradients>/<its Enter>_grad/`, in the order TF1 makes them."""
+    suffix = f"{op.name}_grad"
+    if not v1_loop_count.is_v1_while(op) or not grad_scope.endswith(suffix):
+        return {}
+    root = grad_scope[: -len(suffix)]
+    functions = [
+        parse_function(op._get_attr("cond"), f"{op.name} cond"),
+        parse_function(op._get_attr("body"), f"{op.name} body"),
+    ]
+    names = v1_loop_grad_names.enter_names(functions, num_vars, [num_vars + i for i in cap_idx])
+    k_of = {num_vars + i: k for k, i in enumerate(cap_idx)}
+    return {k_of[position]: f"{root}{name}_grad/" for position, name in names.items()}
+
+
+def _named_as(
+    graph: Graph, outputs: Sequence[Tensor], scope: str, labels: Sequence[str]
+) -> list[Tensor]:
+    """outputs through Identities named scope + label (ops TF1 does not count: its Exits
+    are those names)."""
+    named = []
+    with graph.name_scope(scope):
+        for t, label in zip(outputs, labels):
+            named.append(array_ops.identity(t, name=label))
+            graph._match_tf1_op_count(-1)
+    return named
 
 
 RegisterGradient("While")(_while_grad)
