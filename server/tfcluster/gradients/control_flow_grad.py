@@ -14,6 +14,7 @@ product there. Bodies with stateful ops are not differentiable this way (LookupE
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -35,9 +36,16 @@ from tfcluster.framework.graph import (
     convert_to_tensor,
     get_default_graph,
 )
+from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.gradients import gradients_impl, tensor_array_grad, v1_loop_count
+from tfcluster.gradients import (
+    gradients_impl,
+    tensor_array_grad,
+    v1_loop_count,
+    v1_loop_grad_names,
+)
 from tfcluster.gradients.gradients_impl import gradients
+from tfcluster.gradients.loop_slices_accumulator import SlicesAccumulator
 from tfcluster.gradients.registry import RegisterGradient
 from tfcluster.ops import (
     array_ops,
@@ -613,6 +621,13 @@ def _gradient_shape(t: Tensor) -> TensorShape:
     return t.shape
 
 
+def _capture_value(t: Tensor) -> Tensor:
+    """A capture's value (a resource variable's, read)."""
+    if t.dtype.base_dtype == dtypes.resource:
+        return resource_variable_ops.read_variable_op(t, _gradient_dtype(t))
+    return t
+
+
 def _zeros_for_capture(t: Tensor) -> Tensor:
     """The starting sum of a capture's gradient (a variable's: zeros like its value)."""
     if t.dtype.base_dtype == dtypes.resource:
@@ -680,7 +695,7 @@ def _reached_loop_variables(
     return reached & leads
 
 
-def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
+def _while_grad(op: Operation, *grads: Tensor) -> Sequence[Tensor | IndexedSlices | None]:
     """The gradient loop runs the forward iterations backwards; iteration k applies the
     body's vector-Jacobian product at the values forward iteration n-1-k had, which the
     forward op keeps for it (no recomputation: linear in the number of iterations)."""
@@ -738,24 +753,27 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
             grad_body.add_arg(grads[i].dtype.base_dtype, invariants[i], f"{prefix}dy_{k}")
             for k, i in enumerate(var_idx)
         ]
-        dc_args = [
-            grad_body.add_arg(cap_dtypes[i], cap_shapes[i], f"{prefix}dcapture_{k}")
-            for k, i in enumerate(cap_idx)
-        ]
         ys = [fwd_results[i] for i in var_idx]
         xs = [fwd_args[i] for i in var_idx] + [fwd_args[num_vars + i] for i in cap_idx]
         made_before = len(grad_body.get_operations())
         count_before = grad_body._op_count()
+        raw_partials = gradients_impl.gradients_of_graph(
+            ys,
+            xs,
+            grad_ys=dy_args,
+            src_graph=forward,
+            v1_loop_body=v1_loop_count.is_v1_while(op),
+            gate_gradients=gradients_impl.gating(),
+        )
+        # A v1 loop keeps a gather's gradient of a capture as IndexedSlices (TF1's
+        # accumulator of them); other gradients are summed densely.
+        slices = {
+            k: SlicesAccumulator.of(g)
+            for k, g in enumerate(raw_partials[len(var_idx) :])
+            if isinstance(g, IndexedSlices) and v1_loop_count.is_v1_while(op)
+        }
         partials = [
-            _dense(g)
-            for g in gradients_impl.gradients_of_graph(
-                ys,
-                xs,
-                grad_ys=dy_args,
-                src_graph=forward,
-                v1_loop_body=v1_loop_count.is_v1_while(op),
-                gate_gradients=gradients_impl.gating(),
-            )
+            g if k - len(var_idx) in slices else _dense(g) for k, g in enumerate(raw_partials)
         ]
         # The ops TF1 makes in its gradient loop for the body's gradient: tfcluster's own
         # as counted (their captures aside; an inner loop's gradient counts as TF1's), plus
@@ -767,9 +785,20 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
             g if g is not None else array_ops.zeros_like(dy)
             for g, dy in zip(partials[: len(var_idx)], dy_args)
         ]
+        dc_args: list[list[Tensor]] = [
+            slices[k].add_args(grad_body, f"{prefix}dcapture_{k}")
+            if k in slices
+            else [grad_body.add_arg(cap_dtypes[i], cap_shapes[i], f"{prefix}dcapture_{k}")]
+            for k, i in enumerate(cap_idx)
+        ]
         new_dc = [
-            dc if g is None else math_ops.add(dc, g)
-            for g, dc in zip(partials[len(var_idx) :], dc_args)
+            t
+            for k, (g, dc) in enumerate(zip(partials[len(var_idx) :], dc_args))
+            for t in (
+                slices[k].updated(dc, g)
+                if k in slices
+                else [dc[0] if g is None else math_ops.add(dc[0], g)]
+            )
         ]
         body_outs = [grad_body.capture(t) for t in [math_ops.add(counter, 1), *new_dy, *new_dc]]
     # The forward op keeps what the gradient body reads: its body is the copy, which may
@@ -786,12 +815,24 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     init = [
         convert_to_tensor(0, dtype=dtypes.int32),
         *[grads[i] for i in var_idx],
-        *[_zeros_for_capture(caps[i]) for i in cap_idx],
+        *[
+            t
+            for k, i in enumerate(cap_idx)
+            for t in (
+                slices[k].initial(functools.partial(_capture_value, caps[i]))
+                if k in slices
+                else [_zeros_for_capture(caps[i])]
+            )
+        ],
     ]
     grad_invariants = [
         TensorShape([]),
         *[invariants[i] for i in var_idx],
-        *[cap_shapes[i] for i in cap_idx],
+        *[
+            s
+            for k, i in enumerate(cap_idx)
+            for s in (slices[k].invariants() if k in slices else [cap_shapes[i]])
+        ],
     ]
     grad_op = control_flow_ops.make_while(
         graph,
@@ -827,24 +868,79 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
             # start of tf.gradients for a loop outside every other).
             + (v1_loop_count.LOOP_COUNTER_OPS if isinstance(graph, _WhileGradBody) else 0)
             + sum(
-                v1_loop_count.accumulator_ops(caps[i].shape.is_fully_defined())
+                slices[k].tf1_ops()
+                if k in slices
+                else v1_loop_count.accumulator_ops(caps[i].shape.is_fully_defined())
                 for k, i in enumerate(cap_idx)
                 if partials[len(var_idx) + k] is not None
             )
         )
         args_made = len(getattr(graph, "_captures", ())) - args_before
         graph._match_tf1_op_count(tf1_ops - (graph._op_count() - start - args_made))
-    result = list(none)
+    result: list[Tensor | IndexedSlices | None] = list(none)
     x0 = op.inputs[:num_vars]
     for k, i in enumerate(var_idx):
         g = grad_op.outputs[1 + k]
         g.set_shape(x0[i].shape)
         result[i] = g
+    position = 1 + len(var_idx)
+    cap_outputs: dict[int, list[Tensor]] = {}
+    for k in range(len(cap_idx)):
+        width = len(dc_args[k])
+        cap_outputs[k] = list(grad_op.outputs[position : position + width])
+        position += width
+    # TF1's names for the invariants' gradients (v1_loop_grad_names.py), made in its order.
+    scopes = _tf1_capture_gradient_scopes(op, scope, num_vars, cap_idx)
+    for k, grad_scope in scopes.items():
+        labels: Sequence[str]
+        if k in slices:
+            labels = v1_loop_grad_names.slices_gradient_names(
+                slices[k].row_shape.is_fully_defined()
+            )
+        else:
+            cap_outputs[k][0].set_shape(cap_shapes[cap_idx[k]])
+            labels = (
+                v1_loop_grad_names.dense_gradient_name(cap_shapes[cap_idx[k]].is_fully_defined()),
+            )
+        cap_outputs[k] = _named_as(graph, cap_outputs[k], grad_scope, labels)
     for k, i in enumerate(cap_idx):
-        g = grad_op.outputs[1 + len(var_idx) + k]
-        g.set_shape(cap_shapes[i])
-        result[num_vars + i] = g
+        if k in slices:
+            result[num_vars + i] = slices[k].result(cap_outputs[k])
+            continue
+        cap_outputs[k][0].set_shape(cap_shapes[i])
+        result[num_vars + i] = cap_outputs[k][0]
     return result
+
+
+def _tf1_capture_gradient_scopes(
+    op: Operation, grad_scope: str, num_vars: int, cap_idx: Sequence[int]
+) -> dict[int, str]:
+    """Per capture of a v1 loop (by its position in cap_idx), the scope TF1's gradient of
+    it is made in: `<gradients>/<its Enter>_grad/`, in the order TF1 makes them."""
+    suffix = f"{op.name}_grad"
+    if not v1_loop_count.is_v1_while(op) or not grad_scope.endswith(suffix):
+        return {}
+    root = grad_scope[: -len(suffix)]
+    functions = [
+        parse_function(op._get_attr("cond"), f"{op.name} cond"),
+        parse_function(op._get_attr("body"), f"{op.name} body"),
+    ]
+    names = v1_loop_grad_names.enter_names(functions, num_vars, [num_vars + i for i in cap_idx])
+    k_of = {num_vars + i: k for k, i in enumerate(cap_idx)}
+    return {k_of[position]: f"{root}{name}_grad/" for position, name in names.items()}
+
+
+def _named_as(
+    graph: Graph, outputs: Sequence[Tensor], scope: str, labels: Sequence[str]
+) -> list[Tensor]:
+    """outputs through Identities named scope + label (ops TF1 does not count: its Exits
+    are those names)."""
+    named = []
+    with graph.name_scope(scope):
+        for t, label in zip(outputs, labels):
+            named.append(array_ops.identity(t, name=label))
+            graph._match_tf1_op_count(-1)
+    return named
 
 
 RegisterGradient("While")(_while_grad)

@@ -239,7 +239,10 @@ def gradients_of_graph(
                             # is counted, not run in every iteration.
                             if not tf1_gates_inside:
                                 graph._match_tf1_op_count(1 + gated_grads)
-                        elif gate_gradients and gated_grads > 1:
+                        elif (
+                            gate_gradients and gated_grads > 1 and not v1_loop_count.is_v1_while(op)
+                        ):
+                            # (A v1 loop's gradients leave it as TF1's Exits, gated inside.)
                             # TF gates with no device and no colocation of its own.
                             start = graph._op_count()
                             ungated = in_grads
