@@ -72,6 +72,26 @@ def _same(module, face, names):
     return {name: getattr(module, name) is getattr(face, name) for name in names}
 
 
+def rnn_cell_module_holds_rnn_cell_impls_cells(tf):
+    """rnn_cell, the pre-1.0 path programs still import (`from tensorflow.python.ops import
+    rnn, rnn_cell`), holds rnn_cell_impl's public names: tf.nn.rnn_cell's very classes."""
+    cells = _private(tf, "python.ops.rnn_cell")
+    out = _same(
+        cells,
+        tf.nn.rnn_cell,
+        ["BasicLSTMCell", "BasicRNNCell", "DropoutWrapper", "GRUCell", "LSTMCell", "MultiRNNCell"],
+    )
+    out["regexp"] = cells.ASSERT_LIKE_RNNCELL_ERROR_REGEXP
+    out["no_private_names"] = not hasattr(cells, "_WEIGHTS_VARIABLE_NAME")
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 3, 4])
+        cell = cells.BasicLSTMCell(5)
+        outputs, _ = _private(tf, "python.ops.rnn").dynamic_rnn(cell, x, dtype=tf.float32)
+        out["variables"] = [v.name for v in tf.global_variables()]
+        out["output_shape"] = outputs.shape.as_list()
+    return out
+
+
 def rnn_cell_impl_holds_tf_nn_rnn_cells(tf):
     """rnn_cell_impl's cells are tf.nn.rnn_cell's very classes; its helpers answer as TF's."""
     impl = _private(tf, "python.ops.rnn_cell_impl")
@@ -646,6 +666,7 @@ CASES = {
     "nn_module_functions_are_tf_nns": nn_module_functions_are_tf_nns,
     "nn_module_functions_run": nn_module_functions_run,
     "rnn_cell_impl_holds_tf_nn_rnn_cells": rnn_cell_impl_holds_tf_nn_rnn_cells,
+    "rnn_cell_module_holds_rnn_cell_impls_cells": rnn_cell_module_holds_rnn_cell_impls_cells,
     "rnn_module_holds_tf_nns_drivers": rnn_module_holds_tf_nns_drivers,
     "layers_core_holds_tf_layers": layers_core_holds_tf_layers,
     "layers_base_holds_tf_layers_layer": layers_base_holds_tf_layers_layer,

@@ -28,6 +28,7 @@ MODULES = [
     "python.ops.lookup_ops",
     "python.ops.nn_impl",
     "python.ops.rnn",
+    "python.ops.rnn_cell",
     "python.ops.rnn_cell_impl",
     "python.summary.summary",
     "python.tools.freeze_graph",

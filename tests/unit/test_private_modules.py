@@ -34,6 +34,7 @@ def test_the_nn_modules_functions_compute_as_tf_nns() -> None:
     "name",
     [
         "rnn_cell_impl_holds_tf_nn_rnn_cells",
+        "rnn_cell_module_holds_rnn_cell_impls_cells",
         "rnn_module_holds_tf_nns_drivers",
         "layers_core_holds_tf_layers",
         "layers_base_holds_tf_layers_layer",
