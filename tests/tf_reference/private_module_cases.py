@@ -8,6 +8,9 @@ Python 3.7 code."""
 from __future__ import annotations
 
 import importlib
+import os
+import shutil
+import tempfile
 
 # Names tf.nn and tensorflow.python.ops.nn share in TF 1.15 (its softmax_cross_entropy_
 # with_logits_v2, max_pool_with_argmax and dilation2d are v2 forms there, other objects).
@@ -70,6 +73,67 @@ def nn_module_functions_run(tf):
 
 def _same(module, face, names):
     return {name: getattr(module, name) is getattr(face, name) for name in names}
+
+
+def graph_io_and_importer_write_and_read_a_graph(tf):
+    """graph_io.write_graph and importer.import_graph_def are tf.io's and tf's very functions:
+    a graph written as a binary file by one is imported and run by the other."""
+    graph_io = _private(tf, "python.framework.graph_io")
+    importer = _private(tf, "python.framework.importer")
+    folder = tempfile.mkdtemp()
+    try:
+        with tf.Graph().as_default() as graph:
+            x = tf.placeholder(tf.float32, [2], name="x")
+            tf.multiply(x, 3.0, name="y")
+            path = graph_io.write_graph(graph.as_graph_def(), folder, "model.pb", as_text=False)
+        with tf.Graph().as_default() as imported:
+            graph_def = tf.GraphDef()
+            with open(path, "rb") as f:
+                graph_def.ParseFromString(f.read())
+            importer.import_graph_def(graph_def, name="")
+            with tf.Session() as sess:
+                y = sess.run("y:0", {"x:0": [1.0, 2.0]})
+        return {
+            "file": os.path.basename(path),
+            "ops": [op.type for op in imported.get_operations()],
+            "y": y.tolist(),
+            "write_graph_is_tfs": graph_io.write_graph is tf.io.write_graph,
+            "import_graph_def_is_tfs": importer.import_graph_def is tf.import_graph_def,
+        }
+    finally:
+        shutil.rmtree(folder)
+
+
+def random_seed_module_seeds_the_graph(tf):
+    """random_seed.set_random_seed sets the graph's seed; get_seed derives an op's seeds."""
+    random_seed = _private(tf, "python.framework.random_seed")
+    with tf.Graph().as_default():
+        before = random_seed.get_seed(None)
+        random_seed.set_random_seed(5)
+        seeds = [random_seed.get_seed(None), random_seed.get_seed(7)]
+        draw = tf.random_uniform([3])
+        with tf.Session() as sess:
+            values = sess.run(draw).tolist()
+    return {
+        "default": random_seed.DEFAULT_GRAPH_SEED,
+        "maxint": random_seed._MAXINT32,
+        "before": list(before),
+        "seeds": [list(s) for s in seeds],
+        "values": values,
+        "is_v1_function": random_seed.set_random_seed is tf.set_random_seed,
+    }
+
+
+def platform_test_holds_tf_test(tf):
+    """platform.test is tf.test: a program's tests subclass test.TestCase and call test.main."""
+    test = _private(tf, "python.platform.test")
+    return {
+        "TestCase": test.TestCase is tf.test.TestCase,
+        "main": test.main is tf.test.main,
+        "cuda": test.is_built_with_cuda(),
+        "gpu": test.gpu_device_name(),
+        "temp_dir_is_a_folder": os.path.isdir(test.get_temp_dir()),
+    }
 
 
 def rnn_cell_module_holds_rnn_cell_impls_cells(tf):
@@ -667,6 +731,9 @@ CASES = {
     "nn_module_functions_run": nn_module_functions_run,
     "rnn_cell_impl_holds_tf_nn_rnn_cells": rnn_cell_impl_holds_tf_nn_rnn_cells,
     "rnn_cell_module_holds_rnn_cell_impls_cells": rnn_cell_module_holds_rnn_cell_impls_cells,
+    "graph_io_and_importer_write_and_read_a_graph": graph_io_and_importer_write_and_read_a_graph,
+    "random_seed_module_seeds_the_graph": random_seed_module_seeds_the_graph,
+    "platform_test_holds_tf_test": platform_test_holds_tf_test,
     "rnn_module_holds_tf_nns_drivers": rnn_module_holds_tf_nns_drivers,
     "layers_core_holds_tf_layers": layers_core_holds_tf_layers,
     "layers_base_holds_tf_layers_layer": layers_base_holds_tf_layers_layer,

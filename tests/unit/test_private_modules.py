@@ -35,6 +35,9 @@ def test_the_nn_modules_functions_compute_as_tf_nns() -> None:
     [
         "rnn_cell_impl_holds_tf_nn_rnn_cells",
         "rnn_cell_module_holds_rnn_cell_impls_cells",
+        "graph_io_and_importer_write_and_read_a_graph",
+        "random_seed_module_seeds_the_graph",
+        "platform_test_holds_tf_test",
         "rnn_module_holds_tf_nns_drivers",
         "layers_core_holds_tf_layers",
         "layers_base_holds_tf_layers_layer",
