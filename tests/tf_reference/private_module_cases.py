@@ -136,6 +136,51 @@ def platform_test_holds_tf_test(tf):
     }
 
 
+def training_session_and_record_modules_hold_tfs_objects(tf):
+    """The optimizer, server, session, gradients, TFRecord and summary-iterator modules hold
+    tf's very objects; records written through one path read back through the other, and an
+    events file through summary_iterator."""
+    faces = {
+        "python.training.adam": (tf.train, ["AdamOptimizer"]),
+        "python.training.gradient_descent": (tf.train, ["GradientDescentOptimizer"]),
+        "python.training.momentum": (tf.train, ["MomentumOptimizer"]),
+        "python.training.rmsprop": (tf.train, ["RMSPropOptimizer"]),
+        "python.training.adagrad": (tf.train, ["AdagradOptimizer"]),
+        "python.training.adadelta": (tf.train, ["AdadeltaOptimizer"]),
+        "python.training.ftrl": (tf.train, ["FtrlOptimizer"]),
+        "python.training.server_lib": (tf.train, ["ClusterSpec", "Server"]),
+        "python.client.session": (tf, ["Session", "InteractiveSession"]),
+        "python.ops.gradients": (tf, ["gradients", "hessians", "AggregationMethod"]),
+        "python.ops.gradients_impl": (tf, ["gradients", "hessians"]),
+        "python.lib.io.tf_record": (tf.python_io, ["TFRecordWriter", "TFRecordOptions"]),
+        "python.summary.summary_iterator": (tf.train, ["summary_iterator"]),
+    }
+    out = {path: _same(_private(tf, path), face, names) for path, (face, names) in faces.items()}
+    tf_record = _private(tf, "python.lib.io.tf_record")
+    iterator = _private(tf, "python.summary.summary_iterator")
+    folder = tempfile.mkdtemp()
+    try:
+        path = os.path.join(folder, "data.tfrecord")
+        with tf_record.TFRecordWriter(path) as writer:
+            for i in range(3):
+                writer.write(b"record " + str(i).encode())
+        out["records"] = [r.decode() for r in tf_record.tf_record_iterator(path)]
+        with tf.Graph().as_default():
+            writer = tf.summary.FileWriter(folder)
+            for step in range(2):
+                value = tf.Summary.Value(tag="loss", simple_value=1.5 * step)
+                writer.add_summary(tf.Summary(value=[value]), step)
+            writer.close()
+        events = [name for name in os.listdir(folder) if name.startswith("events.out.tfevents")]
+        out["events"] = [
+            [e.step, [[v.tag, v.simple_value] for v in e.summary.value], bool(e.file_version)]
+            for e in iterator.summary_iterator(os.path.join(folder, events[0]))
+        ]
+    finally:
+        shutil.rmtree(folder)
+    return out
+
+
 def rnn_cell_module_holds_rnn_cell_impls_cells(tf):
     """rnn_cell, the pre-1.0 path programs still import (`from tensorflow.python.ops import
     rnn, rnn_cell`), holds rnn_cell_impl's public names: tf.nn.rnn_cell's very classes."""
@@ -734,6 +779,9 @@ CASES = {
     "graph_io_and_importer_write_and_read_a_graph": graph_io_and_importer_write_and_read_a_graph,
     "random_seed_module_seeds_the_graph": random_seed_module_seeds_the_graph,
     "platform_test_holds_tf_test": platform_test_holds_tf_test,
+    "training_session_and_record_modules_hold_tfs_objects": (
+        training_session_and_record_modules_hold_tfs_objects
+    ),
     "rnn_module_holds_tf_nns_drivers": rnn_module_holds_tf_nns_drivers,
     "layers_core_holds_tf_layers": layers_core_holds_tf_layers,
     "layers_base_holds_tf_layers_layer": layers_base_holds_tf_layers_layer,

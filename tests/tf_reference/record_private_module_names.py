@@ -17,6 +17,7 @@ import types
 import tensorflow as tf
 
 MODULES = [
+    "python.client.session",
     "python.eager.context",
     "python.framework.constant_op",
     "python.framework.function",
@@ -25,16 +26,28 @@ MODULES = [
     "python.framework.random_seed",
     "python.layers.base",
     "python.layers.core",
+    "python.lib.io.tf_record",
     "python.ops.gen_array_ops",
     "python.ops.gen_math_ops",
     "python.ops.gen_nn_ops",
+    "python.ops.gradients",
+    "python.ops.gradients_impl",
     "python.ops.lookup_ops",
     "python.ops.nn_impl",
     "python.ops.rnn",
     "python.ops.rnn_cell",
     "python.ops.rnn_cell_impl",
     "python.summary.summary",
+    "python.summary.summary_iterator",
     "python.tools.freeze_graph",
+    "python.training.adadelta",
+    "python.training.adagrad",
+    "python.training.adam",
+    "python.training.ftrl",
+    "python.training.gradient_descent",
+    "python.training.momentum",
+    "python.training.rmsprop",
+    "python.training.server_lib",
     "python.util.deprecation",
 ]
 # Modules holding generated op wrappers (lookup_ops holds gen_lookup_ops' own).

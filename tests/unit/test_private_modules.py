@@ -38,6 +38,7 @@ def test_the_nn_modules_functions_compute_as_tf_nns() -> None:
         "graph_io_and_importer_write_and_read_a_graph",
         "random_seed_module_seeds_the_graph",
         "platform_test_holds_tf_test",
+        "training_session_and_record_modules_hold_tfs_objects",
         "rnn_module_holds_tf_nns_drivers",
         "layers_core_holds_tf_layers",
         "layers_base_holds_tf_layers_layer",
