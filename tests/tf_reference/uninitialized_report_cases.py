@@ -1,5 +1,6 @@
 """Where the ops a session helper uses to find uninitialized variables are placed
-(tf.report_uninitialized_variables, which Supervisor, SessionManager and Scaffold build): each
+(tf.report_uninitialized_variables, which Supervisor, SessionManager and Scaffold build), and
+what tf.assert_variables_initialized builds and raises: each
 case is `fn(tf) -> dict of plain values`, run on TF 1.15 by record_uninitialized_report.py and
 on tfcluster by tests/unit/test_uninitialized_report.py. Python 3.7 code."""
 
@@ -98,3 +99,54 @@ def a_supervisor_ready_op_is_placed_the_same_way(tf):
         "devices": devices,
         "ops": _report_ops(tf, "report_uninitialized_variables"),
     }
+
+
+def _asserted(tf, build):
+    """The ops tf.assert_variables_initialized builds and what running it gives before and
+    after the variables are initialized."""
+    check = build()
+    g = tf.get_default_graph()
+    ops = [
+        [op.name, op.type, op.device, [t.name for t in op.inputs], op.colocation_groups()]
+        for op in g.get_operations()
+        if op.type in ("Rank", "Pack", "ReadVariableOp") or op.name.startswith("Rank")
+    ]
+    result = {"ops": ops, "kind": type(check).__name__ if check is not None else None}
+    if check is None:
+        return result
+    result["name"] = check.name
+    with tf.Session() as sess:
+        try:
+            sess.run(check)
+            result["before"] = None
+        except Exception as e:  # the class is what is compared
+            result["before"] = type(e).__name__
+        sess.run(tf.global_variables_initializer())
+        sess.run(tf.local_variables_initializer())
+        result["after"] = sess.run(check).tolist()
+    return result
+
+
+@case
+def asserting_initialized_variables_reads_their_ranks(tf):
+    """tf.assert_variables_initialized: a Rank of each variable (colocated with it, no
+    constant folding), stacked when there are several; running it before initialization
+    fails as reading the variable does."""
+    tf.Variable([[1.0, 2.0]], name="a")
+    tf.get_variable("b", [3], collections=[tf.GraphKeys.LOCAL_VARIABLES])
+    tf.Variable(3, name="c")
+    return _asserted(tf, tf.assert_variables_initialized)
+
+
+@case
+def asserting_one_initialized_variable_is_its_rank(tf):
+    """With one variable the result is that variable's Rank, not a stack."""
+    v = tf.Variable([1.0, 2.0], name="only")
+    tf.Variable(0, name="other")
+    return _asserted(tf, lambda: tf.assert_variables_initialized([v]))
+
+
+@case
+def asserting_no_variables_is_none(tf):
+    """Without any variable tf.assert_variables_initialized returns None."""
+    return _asserted(tf, tf.assert_variables_initialized)

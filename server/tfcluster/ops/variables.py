@@ -689,11 +689,27 @@ def is_variable_initialized(variable: Variable) -> Tensor:
     return state_ops.is_variable_initialized(variable)
 
 
-def assert_variables_initialized(var_list: Sequence[Variable] | None = None) -> Operation:
-    var_list = list(var_list) if var_list is not None else global_variables() + local_variables()
-    with name_scope(None, "assert_variables_initialized"):
-        ready = report_uninitialized_variables(var_list)
-        return array_ops.identity(ready).op
+def assert_variables_initialized(var_list: Sequence[Variable] | None = None) -> Tensor | None:
+    """TF 1.15's check: the Rank of every variable (colocated with it, never folded to a
+    constant), stacked when there are several, so running it fails as reading an
+    uninitialized variable does; None when there is no variable at all."""
+    checked: list[Variable | Tensor] = list(
+        var_list if var_list is not None else global_variables() + local_variables()
+    )
+    if not checked:
+        checked = [
+            op.outputs[0]
+            for op in get_default_graph().get_operations()
+            if op.type in ("Variable", "VariableV2", "AutoReloadVariable")
+        ]
+    if not checked:
+        return None
+    ranks = []
+    for v in checked:
+        with colocate_with(v.op), name_scope(None, "Rank", [v]) as scope:
+            t = convert_to_tensor(v)
+            ranks.append(make_op("Rank", [t], {"T": t.dtype.base_dtype}, name=scope).outputs[0])
+    return ranks[0] if len(ranks) == 1 else array_ops.stack(ranks)
 
 
 def report_uninitialized_variables(
