@@ -62,6 +62,15 @@ from tfcluster.training.checkpoint_utils import (
 )
 
 _log = logging.getLogger("tensorflow")
+# What TF 1.15 logs at every save in the V1 checkpoint format.
+_V1_FORMAT_DEPRECATION = (
+    "*******************************************************",
+    "TensorFlow's V1 checkpoint format has been deprecated.",
+    "Consider switching to the more efficient V2 format:",
+    "   `tf.train.Saver(write_version=tf.train.SaverDef.V2)`",
+    "now on by default.",
+    "*******************************************************",
+)
 
 _VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable")
 
@@ -853,6 +862,9 @@ class Saver:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         if latest_filename is None:
             latest_filename = cm.STATE_FILENAME
+        if self._write_version != saver_pb2.SaverDef.V2:
+            for line in _V1_FORMAT_DEPRECATION:
+                _log.warning(line)
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
         save_path = os.fspath(save_path)
