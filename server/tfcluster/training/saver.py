@@ -42,7 +42,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.proto_functions import register_proto_function
-from tfcluster.framework.tensor_bundle import bundle, open_checkpoint, slices
+from tfcluster.framework.tensor_bundle import bundle, open_checkpoint, slices, v1_table
 from tfcluster.protos import meta_graph_pb2, saver_pb2
 from tfcluster.training import checkpoint_management as cm
 from tfcluster.training.checkpoint_management import (
@@ -609,6 +609,13 @@ def _save_shards(graph: Graph, saver_def: Any) -> list[_SaveShard]:
     ]
 
 
+def _missing_key(reader: Any, name: str, prefix: str) -> str:
+    """What TF's reader of that checkpoint format says of a tensor it lacks."""
+    if isinstance(reader, v1_table.V1Reader):
+        return f'Tensor name "{name}" not found in checkpoint files {prefix}'
+    return f"Key {name} not found in checkpoint"
+
+
 def _restore_ops(graph: Graph, saver_def: Any) -> tuple[Operation, list[Operation]]:
     restore = graph.as_graph_element(saver_def.restore_op_name)
     restore_op = restore.op if isinstance(restore, Tensor) else restore
@@ -944,8 +951,6 @@ class Saver:
         return prefix
 
     def _write_v1(self, prefix: str, shards: list[_SaveShard], values: list[Any]) -> str:
-        from tfcluster.framework.tensor_bundle import v1_table
-
         sharded = shards[0].save_op.inputs[0].op.type == "ShardedFilename"
         i = 0
         for n, shard in enumerate(shards):
@@ -1031,7 +1036,7 @@ class Saver:
                 parsed = slices.parse_shape_and_slice(spec)
                 if not reader.has_tensor(name):
                     raise errors.NotFoundError(
-                        None, op, f"Key {name} not found in checkpoint [[node {op.name}]]"
+                        None, op, f"{_missing_key(reader, name, prefix)} [[node {op.name}]]"
                     )
                 stored = reader.dtype_enum(name)
                 if stored != dtype.as_datatype_enum:
