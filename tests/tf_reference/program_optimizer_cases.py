@@ -136,3 +136,81 @@ def an_optimizer_with_only_resource_updates(tf):
     """A class defining only the resource updates trains resource variables."""
     _, only_resource = _optimizer_classes(tf)
     return _train(tf, only_resource, use_resource=True)
+
+
+def _keras_optimizer_class(tf):
+    """A Keras OptimizerV2 subclass as programs write one (AdamP-style): hyperparameters,
+    slots, per-device coefficients, Keras's epsilon, the gen wrappers math_ops holds."""
+    ops = _private(tf, "framework.ops")
+    backend_config = _private(tf, "keras.backend_config")
+    optimizer_v2 = _private(tf, "keras.optimizer_v2.optimizer_v2")
+    math_ops = _private(tf, "ops.math_ops")
+    state_ops = _private(tf, "ops.state_ops")
+    control_flow_ops = _private(tf, "ops.control_flow_ops")
+
+    class NormalizedMomentum(optimizer_v2.OptimizerV2):
+        def __init__(self, learning_rate=0.05, momentum=0.5, name="NormalizedMomentum"):
+            super().__init__(name)
+            self._set_hyper("learning_rate", learning_rate)
+            self._set_hyper("momentum", momentum)
+            self.epsilon = backend_config.epsilon()
+
+        def _create_slots(self, var_list):
+            for var in var_list:
+                self.add_slot(var, "velocity")
+
+        def _prepare_local(self, var_device, var_dtype, apply_state):
+            super()._prepare_local(var_device, var_dtype, apply_state)
+            apply_state[(var_device, var_dtype)].update(
+                dict(
+                    momentum=tf.identity(self._get_hyper("momentum", var_dtype)),
+                    epsilon=ops.convert_to_tensor_v2(self.epsilon, var_dtype),
+                )
+            )
+
+        def _resource_apply_dense(self, grad, var, apply_state=None):
+            coefficients = (apply_state or {}).get(
+                (var.device, var.dtype.base_dtype)
+            ) or self._fallback_apply_state(var.device, var.dtype.base_dtype)
+            velocity = self.get_slot(var, "velocity")
+            norm = math_ops.euclidean_norm(grad, axis=list(range(len(grad.shape))))
+            step = grad / (norm + coefficients["epsilon"])
+            v_t = state_ops.assign(velocity, coefficients["momentum"] * velocity + step)
+            update = state_ops.assign_sub(var, coefficients["lr_t"] * v_t)
+            return control_flow_ops.group(update, v_t)
+
+        def get_config(self):
+            config = super().get_config()
+            config.update({"momentum": self._serialize_hyperparameter("momentum")})
+            return config
+
+    return NormalizedMomentum
+
+
+@case
+def a_program_keras_optimizer_v2_subclass(tf):
+    """A Keras OptimizerV2 subclass from tensorflow.python.keras.optimizer_v2 on resource
+    variables, applied to tf.gradients: losses, variables (hyperparameters, iterations,
+    slots) and its config."""
+    optimizer_class = _keras_optimizer_class(tf)
+    rng = np.random.RandomState(1)
+    x = tf.constant(rng.randn(6, 3).astype(np.float32))
+    y = tf.constant(rng.randn(6, 1).astype(np.float32))
+    with tf.variable_scope("model", use_resource=True):
+        w = tf.get_variable("w", [3, 2])
+        b = tf.get_variable("b", [2], initializer=tf.zeros_initializer())
+        w2 = tf.get_variable("w2", [2, 1])
+    params = [w, b, w2]
+    loss = tf.reduce_mean(tf.square(tf.matmul(tf.nn.relu(tf.matmul(x, w) + b), w2) - y))
+    opt = optimizer_class(0.05, 0.5)
+    train = opt.apply_gradients(zip(tf.gradients(loss, params), params))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        losses = [float(sess.run([loss, train])[0]) for _ in range(4)]
+        values = sess.run({v.op.name: v for v in tf.global_variables()})
+    config = {k: (float(v) if isinstance(v, float) else v) for k, v in opt.get_config().items()}
+    return {
+        "losses": losses,
+        "variables": {k: np.asarray(v).tolist() for k, v in sorted(values.items())},
+        "config": config,
+    }
