@@ -294,24 +294,23 @@ def _announcing_arguments(fn: Any, records: list[dict[str, Any]]) -> Any:
         frame = sys._getframe(1)
         if not in_package(frame.f_code.co_filename) and deprecation_switch.printing():
             for record in records:
-                if not record["outermost"]:
-                    # Under another decorator TF's warning names that decorator's file
-                    # (dispatch.py, deprecation.py), not the program: left out.
-                    continue
+                # Under another decorator TF's warning names that decorator's file
+                # (dispatch.py, deprecation.py), not the program: here, this library line.
+                place = frame if record["outermost"] else sys._getframe(0)
                 for name in _passed_deprecated(record, args, kwargs):
                     key = (record["qualified"], record["module"], name)
                     with _lock:
                         first = key not in _announced_arguments
                         _announced_arguments.add(key)
                     if first:
-                        _warn_arguments(frame, record, name)
+                        _warn_arguments(place, record, name)
                 for name, value in _passed_deprecated_values(record, args, kwargs):
                     key = (record["qualified"], record["module"], f"{name}={value}")
                     with _lock:
                         first = key not in _announced_arguments
                         _announced_arguments.add(key)
                     if first:
-                        _warn_arguments(frame, record, f"{name}={value}")
+                        _warn_arguments(place, record, f"{name}={value}")
         return fn(*args, **kwargs)
 
     return call

@@ -1331,3 +1331,7 @@ __all__ = [
     "variable_op_scope",
     "variable_scope",
 ]
+
+
+# TF 1.15's variable_scope.variable, which programs' own optimizers call for their variables.
+variable = Variable

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from tfcluster.framework.graph import (
     colocate_with,
     control_dependencies,
     convert_to_tensor,
+    device,
     get_collection,
     get_default_graph,
     init_scope,
@@ -687,11 +689,27 @@ def is_variable_initialized(variable: Variable) -> Tensor:
     return state_ops.is_variable_initialized(variable)
 
 
-def assert_variables_initialized(var_list: Sequence[Variable] | None = None) -> Operation:
-    var_list = list(var_list) if var_list is not None else global_variables() + local_variables()
-    with name_scope(None, "assert_variables_initialized"):
-        ready = report_uninitialized_variables(var_list)
-        return array_ops.identity(ready).op
+def assert_variables_initialized(var_list: Sequence[Variable] | None = None) -> Tensor | None:
+    """TF 1.15's check: the Rank of every variable (colocated with it, never folded to a
+    constant), stacked when there are several, so running it fails as reading an
+    uninitialized variable does; None when there is no variable at all."""
+    checked: list[Variable | Tensor] = list(
+        var_list if var_list is not None else global_variables() + local_variables()
+    )
+    if not checked:
+        checked = [
+            op.outputs[0]
+            for op in get_default_graph().get_operations()
+            if op.type in ("Variable", "VariableV2", "AutoReloadVariable")
+        ]
+    if not checked:
+        return None
+    ranks = []
+    for v in checked:
+        with colocate_with(v.op), name_scope(None, "Rank", [v]) as scope:
+            t = convert_to_tensor(v)
+            ranks.append(make_op("Rank", [t], {"T": t.dtype.base_dtype}, name=scope).outputs[0])
+    return ranks[0] if len(ranks) == 1 else array_ops.stack(ranks)
 
 
 def report_uninitialized_variables(
@@ -700,7 +718,9 @@ def report_uninitialized_variables(
 ) -> Tensor:
     """A 1-D string tensor with the names of the variables that are not initialized yet.
 
-    Each check is colocated with its variable, so this works across the tasks of a cluster.
+    Each check is colocated with its variable, so this works across the tasks of a cluster;
+    the rest runs on the device TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING names ("/cpu:0"
+    by default), as in TF 1.15.
     """
     if var_list is None:
         var_list = [*global_variables(), *local_variables()]
@@ -717,11 +737,12 @@ def report_uninitialized_variables(
         for v in var_list:
             with colocate_with(v.op):
                 flags.append(state_ops.is_variable_initialized(v))
-        if not var_list:
-            return constant_op.constant([], dtype=dtypes.string)
-        not_initialized = math_ops.logical_not(array_ops.stack(flags))
-        names = constant_op.constant([v.op.name for v in var_list])
-        return array_ops.boolean_mask(names, not_initialized)
+        with device(os.environ.get("TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING", "/cpu:0")):
+            if not var_list:
+                return constant_op.constant([], dtype=dtypes.string)
+            not_initialized = math_ops.logical_not(array_ops.stack(flags))
+            names = constant_op.constant([v.op.name for v in var_list])
+            return array_ops.boolean_mask(names, not_initialized)
 
 
 class PartitionedVariable:

@@ -216,7 +216,10 @@ def fold_function_body(nodes: Sequence[Node], arg_shapes: Mapping[str, TensorSha
             if value is not None:
                 value.flags.writeable = False
         if value is None:
-            out.append(n)
+            # TF's optimizers strength-reduce x / c in function bodies (a cond's branches, a
+            # loop's body, a dataset's map function) as in the main graph.
+            rewritten = _division_by_constant_to_product(n, values)
+            out.extend([rewritten[k] for k in sorted(rewritten)] if rewritten else [n])
             continue
         values[node] = value
         if n.op == "Const":

@@ -321,8 +321,12 @@ class Optimizer:
         """The update of one variable: dense, then its constraint; or sparse (TF refuses a
         constraint there)."""
         constraint = getattr(var, "constraint", None)
+        resource = is_resource_variable(var)
         if isinstance(grad, Tensor):
-            update = self._apply_dense(grad, var)
+            if resource and self._overrides("_resource_apply_dense"):
+                update = self._resource_apply_dense(grad, var)
+            else:
+                update = self._apply_dense(grad, var)
             if constraint is None:
                 return update
             # TF's ref read aliases the variable and so sees the update; here the
@@ -331,7 +335,18 @@ class Optimizer:
                 return var.assign(constraint(var.read_value()))
         if constraint is not None:
             raise RuntimeError("Cannot use a constraint function on a sparse variable.")
+        if resource and (
+            self._overrides("_resource_apply_sparse")
+            or self._overrides("_resource_apply_sparse_duplicate_indices")
+        ):
+            return self._resource_apply_sparse_duplicate_indices(grad.values, var, grad.indices)
         return self._apply_sparse_duplicate_indices(grad, var)
+
+    def _overrides(self, method: str) -> bool:
+        """Whether this optimizer's class defines `method` itself (a program's optimizer with
+        TF's resource-variable updates): tfcluster's own optimizers update resource variables
+        through _apply_dense / _apply_sparse, as TF's do through their _resource_apply_*."""
+        return getattr(type(self), method) is not getattr(Optimizer, method)
 
     # ---- slots -------------------------------------------------------------------------
     def get_slot(self, var: Any, name: str) -> Any:
@@ -393,24 +408,24 @@ class Optimizer:
             )
         return named[key]
 
-    def _create_non_slot_variable(
-        self, initial_value: Any, name: str, colocate_with_var: Any
-    ) -> Any:
-        graph = colocate_with_var.graph
+    def _create_non_slot_variable(self, initial_value: Any, name: str, colocate_with: Any) -> Any:
+        """An extra variable of the optimizer, not a slot, colocated with `colocate_with` (TF
+        1.15's argument names: programs' own optimizers pass them by keyword)."""
+        graph = colocate_with.graph
         key = (name, graph)
         v = self._non_slot_dict.get(key)
         if v is None:
             strategy = _strategy()
             with graph.as_default():
                 # Resource variables get resource accumulators (TF's use_resource rule).
-                use_resource = is_resource_variable(colocate_with_var)
+                use_resource = is_resource_variable(colocate_with)
                 if strategy is not None:
-                    with strategy.extended.colocate_vars_with(colocate_with_var):
+                    with strategy.extended.colocate_vars_with(colocate_with):
                         v = Variable(
                             initial_value, name=name, trainable=False, use_resource=use_resource
                         )
                 else:
-                    with colocate_with(colocate_with_var.op):
+                    with _colocate_with(colocate_with.op):
                         v = Variable(
                             initial_value, name=name, trainable=False, use_resource=use_resource
                         )
@@ -446,6 +461,24 @@ class Optimizer:
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
         """Applies an IndexedSlices without repeated rows to `var`, touching only its rows."""
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply_sparse")
+
+    def _resource_apply_dense(self, grad: Tensor, handle: Any) -> Any:
+        """TF's update of a resource variable by a dense gradient, for a program's optimizer
+        to define (TF 1.15 passes the variable itself as `handle`)."""
+        raise NotImplementedError()
+
+    def _resource_apply_sparse_duplicate_indices(
+        self, grad: Tensor, handle: Any, indices: Tensor
+    ) -> Any:
+        """TF's sparse update of a resource variable: repeated rows summed, then
+        _resource_apply_sparse."""
+        summed_grad, unique_indices = _deduplicate_indexed_slices(grad, indices)
+        return self._resource_apply_sparse(summed_grad, handle, unique_indices)
+
+    def _resource_apply_sparse(self, grad: Tensor, handle: Any, indices: Tensor) -> Any:
+        """TF's update of a resource variable's rows `indices`, for a program's optimizer to
+        define."""
+        raise NotImplementedError()
 
     def _finish(self, update_ops: list[Any], name_scope: str) -> Operation:
         return group(*update_ops, name=name_scope)
@@ -491,3 +524,6 @@ def _increment(global_step: Any, name: str) -> Operation:
         one = convert_to_tensor(1, dtype=global_step.dtype.base_dtype)
         return resource_variable_ops.assign_op("AssignAddVariableOp", global_step.handle, one, name)
     return state_ops.assign_add(global_step, 1, name=name).op
+
+
+_colocate_with = colocate_with

@@ -42,7 +42,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.proto_functions import register_proto_function
-from tfcluster.framework.tensor_bundle import bundle, open_checkpoint, slices
+from tfcluster.framework.tensor_bundle import bundle, open_checkpoint, slices, v1_table
 from tfcluster.protos import meta_graph_pb2, saver_pb2
 from tfcluster.training import checkpoint_management as cm
 from tfcluster.training.checkpoint_management import (
@@ -62,6 +62,15 @@ from tfcluster.training.checkpoint_utils import (
 )
 
 _log = logging.getLogger("tensorflow")
+# What TF 1.15 logs at every save in the V1 checkpoint format.
+_V1_FORMAT_DEPRECATION = (
+    "*******************************************************",
+    "TensorFlow's V1 checkpoint format has been deprecated.",
+    "Consider switching to the more efficient V2 format:",
+    "   `tf.train.Saver(write_version=tf.train.SaverDef.V2)`",
+    "now on by default.",
+    "*******************************************************",
+)
 
 _VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable")
 
@@ -600,6 +609,13 @@ def _save_shards(graph: Graph, saver_def: Any) -> list[_SaveShard]:
     ]
 
 
+def _missing_key(reader: Any, name: str, prefix: str) -> str:
+    """What TF's reader of that checkpoint format says of a tensor it lacks."""
+    if isinstance(reader, v1_table.V1Reader):
+        return f'Tensor name "{name}" not found in checkpoint files {prefix}'
+    return f"Key {name} not found in checkpoint"
+
+
 def _restore_ops(graph: Graph, saver_def: Any) -> tuple[Operation, list[Operation]]:
     restore = graph.as_graph_element(saver_def.restore_op_name)
     restore_op = restore.op if isinstance(restore, Tensor) else restore
@@ -853,6 +869,9 @@ class Saver:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         if latest_filename is None:
             latest_filename = cm.STATE_FILENAME
+        if self._write_version != saver_pb2.SaverDef.V2:
+            for line in _V1_FORMAT_DEPRECATION:
+                _log.warning(line)
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
         save_path = os.fspath(save_path)
@@ -932,8 +951,6 @@ class Saver:
         return prefix
 
     def _write_v1(self, prefix: str, shards: list[_SaveShard], values: list[Any]) -> str:
-        from tfcluster.framework.tensor_bundle import v1_table
-
         sharded = shards[0].save_op.inputs[0].op.type == "ShardedFilename"
         i = 0
         for n, shard in enumerate(shards):
@@ -1019,7 +1036,7 @@ class Saver:
                 parsed = slices.parse_shape_and_slice(spec)
                 if not reader.has_tensor(name):
                     raise errors.NotFoundError(
-                        None, op, f"Key {name} not found in checkpoint [[node {op.name}]]"
+                        None, op, f"{_missing_key(reader, name, prefix)} [[node {op.name}]]"
                     )
                 stored = reader.dtype_enum(name)
                 if stored != dtype.as_datatype_enum:

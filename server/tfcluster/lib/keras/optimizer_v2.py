@@ -465,6 +465,10 @@ class Optimizer:
             config["clipnorm"] = self.clipnorm
         if self.clipvalue is not None:
             config["clipvalue"] = self.clipvalue
+        if not self._builtin_optimizer():
+            # TF 1.15's base gives only these: its optimizers add their own settings, a
+            # program's direct subclass adds what its get_config adds.
+            return config
         for k in self._hyper:
             config[k] = self._serialize_hyperparameter(k)
         if hasattr(self, "epsilon"):
@@ -472,6 +476,15 @@ class Optimizer:
         for flag, default in self._CONFIG_FLAGS:
             config[flag] = getattr(self, flag, default)
         return config
+
+    def _builtin_optimizer(self) -> bool:
+        """Whether this optimizer is (or derives from) one of tf.keras.optimizers' own, whose
+        settings this base's get_config adds for them."""
+        return any(
+            c is not Optimizer and c.__module__.startswith("tfcluster.")
+            for c in type(self).__mro__
+            if issubclass(c, Optimizer)
+        )
 
     @classmethod
     def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Optimizer:

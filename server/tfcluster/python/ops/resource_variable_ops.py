@@ -79,6 +79,27 @@ def destroy_resource_op(
     )
 
 
+def _scatter(op_type: str) -> Any:
+    """TF's generated wrapper of a resource scatter op: (resource, indices, updates, name)."""
+
+    def wrapper(resource: Any, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return _raw(op_type)(resource=resource, indices=indices, updates=updates, name=name)
+
+    wrapper.__name__ = wrapper.__qualname__ = (
+        "resource_scatter_" + op_type[len("ResourceScatter") :].lower()
+    )
+    return wrapper
+
+
+resource_scatter_add = _scatter("ResourceScatterAdd")
+resource_scatter_sub = _scatter("ResourceScatterSub")
+resource_scatter_mul = _scatter("ResourceScatterMul")
+resource_scatter_div = _scatter("ResourceScatterDiv")
+resource_scatter_min = _scatter("ResourceScatterMin")
+resource_scatter_max = _scatter("ResourceScatterMax")
+resource_scatter_update = _scatter("ResourceScatterUpdate")
+
+
 def __getattr__(name: str) -> Any:
     if name.startswith("__") and name.endswith("__"):
         raise AttributeError(name)
@@ -95,6 +116,13 @@ __all__ = [
     "is_resource_variable",
     "read_variable_op",
     "resource_gather",
+    "resource_scatter_add",
+    "resource_scatter_div",
+    "resource_scatter_max",
+    "resource_scatter_min",
+    "resource_scatter_mul",
+    "resource_scatter_sub",
+    "resource_scatter_update",
     "var_handle_op",
     "var_is_initialized_op",
     "variable_shape",
