@@ -1,5 +1,5 @@
-"""A division by a constant inside a cond's branches, a while loop's body or a cond in a
-dataset's map function: TF 1.15's optimizers turn x / c into x * (1 / c) there as in the main
+"""A division by a constant inside a cond's branches, a while loop's body, a dataset's map
+function or a cond in one: TF 1.15's optimizers turn x / c into x * (1 / c) there as in the main
 graph, which rounds differently from the quotient (x / 127.5 in image programs). Each case is
 `fn(tf) -> dict of plain values`, run on TF 1.15 by record_function_body_division.py and on
 tfcluster by tests/unit/test_function_body_division.py. Python 3.7 code."""
@@ -54,3 +54,27 @@ def a_division_by_a_constant_in_a_cond_of_a_map_function(tf):
     value = tf.data.make_one_shot_iterator(ds).get_next()
     with tf.Session() as sess:
         return {"value": sess.run(value).tolist()}
+
+
+@case
+def divisions_by_constants_in_a_map_function(tf):
+    """A map function scaling decoded bytes (`tf.cast(image, tf.float32) / 255.0`), floats
+    by a Python number and by a tf.constant, float64 values; divisions by a non-constant and
+    integer divisions stay divisions."""
+    pixels = np.arange(256, dtype=np.uint8)
+    floats = np.linspace(-3, 10, 500).astype(np.float32)
+    ds = tf.data.Dataset.from_tensors((pixels, floats)).map(
+        lambda p, f: {
+            "scaled_bytes": tf.cast(p, tf.float32) / 255.0,
+            "by_seven": f / 7.0,
+            "by_constant": f / tf.constant(3.3),
+            "float64": tf.cast(f, tf.float64) / 3.0,
+            "by_element": f / (f[:1] + 11.0),
+            "integers": tf.cast(p, tf.int32) // 3,
+            "truediv_of_ints": tf.truediv(tf.cast(p, tf.int32), 7),
+        }
+    )
+    value = tf.data.make_one_shot_iterator(ds.batch(1)).get_next()
+    with tf.Session() as sess:
+        got = sess.run(value)
+    return {k: v.tolist() for k, v in got.items()}

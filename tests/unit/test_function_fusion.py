@@ -1,9 +1,9 @@
-"""A dataset function's Cast of integers followed by RealDiv runs as one RealDiv that casts
-and divides in place (runtime/function_fusion.py, kernels/math.py): the same values bit for
-bit, and only where the cast values have no other use. ParseExample strings read only by a
-DecodeRaw reach it as rows of bytes: the same values and errors, no string per example; when
-only a cast to another type reads the decoded values, the DecodeRaw lends those rows instead
-of copying them."""
+"""A dataset function's Cast of integers followed by RealDiv or Mul (the product by a constant's
+reciprocal TF makes of `x / 255.`) runs as one op that casts and scales in place
+(runtime/function_fusion.py, kernels/math.py): the same values bit for bit, and only where the
+cast values have no other use. ParseExample strings read only by a DecodeRaw reach it as rows of
+bytes: the same values and errors, no string per example; when only a cast to another type reads
+the decoded values, the DecodeRaw lends those rows instead of copying them."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tfcluster.runtime.function_fusion import (
     RAW_ROWS_ATTR,
     RAW_ROWS_INPUT_ATTR,
     RAW_ROWS_LENT_ATTR,
-    fuse_cast_into_divide,
+    fuse_cast_into_scaling,
     mark_strings_for_decode_raw,
 )
 from tfcluster.runtime.graph_ir import Node
@@ -38,12 +38,20 @@ def _base() -> list[Node]:
 
 def test_a_cast_read_only_by_a_division_is_absorbed_by_it() -> None:
     nodes = [*_base(), _cast("cast", dtypes.uint8, control=["c"]), _div("div", "cast")]
-    fused = fuse_cast_into_divide(nodes, ["div:0"])
+    fused = fuse_cast_into_scaling(nodes, ["div:0"])
     assert [n.name for n in fused] == ["x", "c", "div"]
     div = fused[-1]
     assert div.op == "RealDiv" and div.inputs == [("x", 0), ("c", 0)]
     assert div.attrs[CAST_X_ATTR] == "float32"
     assert div.control_inputs == ["c"]  # the cast's control inputs stay
+
+
+def test_a_cast_read_only_by_a_product_is_absorbed_by_it() -> None:
+    product = Node("mul", "Mul", [("cast", 0), ("c", 0)], [], "", {"T": dtypes.float32})
+    fused = fuse_cast_into_scaling([*_base(), _cast("cast", dtypes.uint8), product], ["mul:0"])
+    assert [n.name for n in fused] == ["x", "c", "mul"]
+    assert fused[-1].inputs == [("x", 0), ("c", 0)]
+    assert fused[-1].attrs[CAST_X_ATTR] == "float32"
 
 
 def test_a_cast_with_another_use_or_of_another_kind_is_kept() -> None:
@@ -75,7 +83,7 @@ def test_a_cast_with_another_use_or_of_another_kind_is_kept() -> None:
     }
     for what, (extra, results) in cases.items():
         nodes = [*_base(), *extra]
-        fused = fuse_cast_into_divide(nodes, results)
+        fused = fuse_cast_into_scaling(nodes, results)
         assert [n.name for n in fused] == [n.name for n in nodes], what
         assert all(CAST_X_ATTR not in n.attrs for n in fused), what
 
@@ -96,7 +104,15 @@ def _mapped(fn: Any, values: np.ndarray) -> list[Any]:
     return _all_elements(tf.data.Dataset.from_tensor_slices(values).batch(4).map(fn))
 
 
-def test_mapped_scaling_of_integers_gives_the_cast_then_the_quotient_bit_for_bit() -> None:
+def _scaled(values: np.ndarray, divisor: Any) -> np.ndarray:
+    """values / divisor as a dataset function computes it: the product by the constant's
+    reciprocal, as TF 1.15's optimizers rewrite it (runtime/constant_folding.py)."""
+    divisor = np.asarray(divisor)
+    with np.errstate(all="ignore"):
+        return values.astype(divisor.dtype) * np.reciprocal(divisor)
+
+
+def test_mapped_scaling_of_integers_gives_the_cast_then_the_product_bit_for_bit() -> None:
     rng = np.random.default_rng(4)
     images = rng.integers(0, 256, (10, 6), dtype=np.uint8)
     ints = rng.integers(-(2**40), 2**40, (10, 6), dtype=np.int64)
@@ -107,8 +123,7 @@ def test_mapped_scaling_of_integers_gives_the_cast_then_the_quotient_bit_for_bit
         (ints, np.float32(3.0)),  # int64 -> float32 rounds: the cast kernel's rounding
     ):
         got = _mapped(lambda v, d=divisor: tf.cast(v, tf.float32) / d, values)
-        with np.errstate(all="ignore"):
-            want = [values[i : i + 4].astype(np.float32) / divisor for i in range(0, 10, 4)]
+        want = [_scaled(values[i : i + 4], divisor) for i in range(0, 10, 4)]
         assert len(got) == len(want)
         for a, b in zip(got, want):
             assert a.dtype == np.float32 and a.shape == b.shape
@@ -119,7 +134,7 @@ def test_a_divisor_wider_than_the_cast_values_broadcasts_them_as_before() -> Non
     values = np.arange(6, dtype=np.int32).reshape(6, 1)
     divisor = np.array([1.0, 2.0, 4.0], dtype=np.float64)
     got = _mapped(lambda v: tf.cast(v, tf.float64) / divisor, values)
-    want = [values[i : i + 4].astype(np.float64) / divisor for i in range(0, 6, 4)]
+    want = [_scaled(values[i : i + 4], divisor) for i in range(0, 6, 4)]
     for a, b in zip(got, want):
         assert a.shape == b.shape and a.tobytes() == b.tobytes()
 
@@ -335,7 +350,7 @@ def test_mapped_scaling_of_decoded_images_gives_the_same_floats_in_a_writable_ar
     records, images = _image_records(20, 24)
     batches = _all_elements(tf.data.Dataset.from_tensor_slices(records).map(parse).batch(8))
     got = np.concatenate([b[0] for b in batches])
-    want = images.astype(np.float32) / np.float32(255.0)
+    want = _scaled(images, np.float32(255.0))
     assert got.dtype == np.float32 and got.tobytes() == want.tobytes()
     assert all(b[0].flags.writeable for b in batches)
     assert np.concatenate([b[1] for b in batches]).tolist() == [i % 10 for i in range(20)]

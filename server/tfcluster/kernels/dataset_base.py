@@ -27,8 +27,9 @@ import numpy as np
 from tfcluster.framework import dtypes, errors, func_graph, op_def_registry
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.kernels.functional import CallContext
+from tfcluster.runtime.constant_folding import fold_function_body
 from tfcluster.runtime.executor import Executor
-from tfcluster.runtime.function_fusion import fuse_cast_into_divide, mark_strings_for_decode_raw
+from tfcluster.runtime.function_fusion import fuse_cast_into_scaling, mark_strings_for_decode_raw
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.rendezvous import Rendezvous
 from tfcluster.runtime.resources import ResourceMgr
@@ -439,7 +440,10 @@ class DatasetFunction:
         nodes = nodes_from_graph_def(body.graph_def)
         for n in nodes:
             n.device = ""
-        nodes = fuse_cast_into_divide(nodes, body.results)
+        # Constants folded and divisions by them made products, as TF's optimizers make a
+        # dataset function (`x / 255.` is x * (1 / 255.) there).
+        nodes = fold_function_body(nodes, {})
+        nodes = fuse_cast_into_scaling(nodes, body.results)
         nodes = mark_strings_for_decode_raw(nodes, body.results)
         targets = [
             n.name

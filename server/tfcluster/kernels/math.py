@@ -55,6 +55,8 @@ from tfcluster.runtime.function_fusion import CAST_X_ATTR
 
 # An xp function's name, or fn(xp, *args).
 XpFn = str | Callable[..., Any]
+# The float kernels a cast fuses into, by op (runtime/function_fusion.py): their numpy ufuncs.
+_CAST_X_UFUNCS = {"RealDiv": np.true_divide, "Mul": np.multiply}
 
 
 def _resolve(fn: XpFn, xp: Any) -> Callable[..., Any]:
@@ -315,9 +317,9 @@ def _binary_factory(
                 out = out.astype(dtype)
             return (out,)
 
-        # A RealDiv that absorbed the Cast of its x from an integer type: x arrives as the
-        # integers (runtime/function_fusion.py).
-        if CAST_X_ATTR not in node.attrs:
+        # A RealDiv or Mul that absorbed the Cast of its x from an integer type: x arrives as
+        # the integers (runtime/function_fusion.py).
+        if CAST_X_ATTR not in node.attrs or node.op not in _CAST_X_UFUNCS:
             if xp is np:
                 compute.direct = _direct_binary(fn, dtype, compute)  # type: ignore[attr-defined]
             return compute
@@ -325,9 +327,11 @@ def _binary_factory(
             # Fused bodies run on the host; elsewhere the absorbed cast is made first.
             return lambda ctx, ins: compute(ctx, [xp.asarray(ins[0]).astype(dtype), ins[1]])
 
+        ufunc = _CAST_X_UFUNCS[node.op]
+
         def cast_then_compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-            # The Cast kernel's conversion, then the quotient written over the cast values
-            # (nothing else reads them) when y broadcasts to their shape.
+            # The Cast kernel's conversion, then the quotient or product written over the cast
+            # values (nothing else reads them) when y broadcasts to their shape.
             x = np.asarray(ins[0]).astype(dtype)
             y = ins[1]
             if (
@@ -337,9 +341,9 @@ def _binary_factory(
                 and all(e in (1, d) for d, e in zip(x.shape[x.ndim - y.ndim :], y.shape))
             ):
                 if silenced():
-                    return (np.true_divide(x, y, out=x),)
+                    return (ufunc(x, y, out=x),)
                 with np.errstate(all="ignore"):
-                    return (np.true_divide(x, y, out=x),)
+                    return (ufunc(x, y, out=x),)
             return compute(ctx, [x, y])
 
         return cast_then_compute
