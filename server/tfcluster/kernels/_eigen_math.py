@@ -56,6 +56,19 @@ def flush(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def flushed(a: np.ndarray) -> np.ndarray:
+    """a with subnormals as signed zeros: a itself when it has none (it may be an input's
+    read-only array), else a copy."""
+    if a.ndim == 0:  # a scalar operand (x ** 2.0): a Python comparison, not three numpy calls
+        return a if not abs(float(a)) < _MIN_NORMAL else np.copysign(_F(0), a)
+    tiny = np.abs(a) < _MIN_NORMAL
+    if not tiny.any():
+        return a
+    out = np.array(a, copy=True)
+    out[tiny] = np.copysign(_F(0), out[tiny])
+    return out
+
+
 def packets_then_tail(x: np.ndarray, packet: Fn, scalar: Fn) -> np.ndarray:
     """packet over the whole tensor, then its last size % 8 values again by scalar."""
     flat = flush(np.array(x, dtype=_F).reshape(-1))

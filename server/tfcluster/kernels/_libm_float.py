@@ -138,19 +138,32 @@ _POWF_NEAR_HALFWAY = 0.49
 
 
 def powf(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """glibc's powf of two float32 arrays of one shape (TF's Pow kernel calls it for every
-    float32 value: Eigen's scalar_pow_op has no packet form in TF 1.15). numpy's own float32
-    power rounds otherwise in about one value in six."""
+    """glibc's powf of two float32 arrays that broadcast together (TF's Pow kernel calls it
+    for every float32 value: Eigen's scalar_pow_op has no packet form in TF 1.15). numpy's own
+    float32 power rounds otherwise in about one value in six."""
     with np.errstate(all="ignore"):
-        exact = np.asarray(np.power(x.astype(np.float64), y.astype(np.float64)))
-        out = exact.astype(np.float32)
-        ulp = np.spacing(np.abs(out)).astype(np.float64)
-        near = np.abs(exact - out.astype(np.float64)) > _POWF_NEAR_HALFWAY * ulp
+        exact = np.power(x.astype(np.float64), y.astype(np.float64))
+        out = np.asarray(exact.astype(np.float32))
+        # Near halfway: more than _POWF_NEAR_HALFWAY of an ulp from the float it rounds to.
+        # (The error is scaled in float64: the ulp scaled in float32 underflows to 0 at 0.)
+        err = np.abs(exact - out)
+        err *= 1 / _POWF_NEAR_HALFWAY
+        near = err > np.abs(np.spacing(out))
     count = int(np.count_nonzero(near))
     fn = _powf()
     if fn is not None and 0 < count <= _MAX_GLIBC_CALLS:
-        out[near] = fn(x[near], y[near]).astype(np.float32)
+        xs, ys = (_at(a, near, count) for a in (x, y))
+        out[near] = fn(xs, ys).astype(np.float32)
     return out
+
+
+def _at(a: np.ndarray, where: np.ndarray, count: int) -> np.ndarray:
+    """a's values where `where` (a's shape broadcast to it) is set."""
+    if a.shape == where.shape:
+        return a[where]
+    if a.size == 1:
+        return np.full(count, a.reshape(()), a.dtype)
+    return np.broadcast_to(a, where.shape)[where]
 
 
 def tanf(x: np.ndarray) -> np.ndarray:

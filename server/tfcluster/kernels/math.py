@@ -127,8 +127,8 @@ def _float_pow(xp: Any, x: Any, y: Any) -> Any:
     if xp is not np or np.result_type(x, y) != np.float32:
         return xp.power(x, y)
     # Subnormals in and out as zeros: TF's kernels run with flush-to-zero and
-    # denormals-are-zero on.
-    x, y = (_eigen_math.flush(np.array(a, np.float32)) for a in np.broadcast_arrays(x, y))
+    # denormals-are-zero on. (A scalar exponent, x ** 2, is not spread to x's shape.)
+    x, y = (_eigen_math.flushed(np.asarray(a, np.float32)) for a in (x, y))
     return _eigen_math.flush(_libm_float.powf(x, y))
 
 
