@@ -1,0 +1,119 @@
+"""What a training task prints, stdout and stderr in one stream as a cluster's pod log holds
+them: the lines TF 1.15's Python and C++ logs and the program itself write, in their order.
+
+Each program runs as a script file of its own with TF's C++ log on (TF_CPP_MIN_LOG_LEVEL
+unset) and Python's warnings off; the kept lines are the program's own prints (marked "> "),
+log_device_placement's stdout lines, the tensorflow logger's INFO lines, and TF's C++ log
+lines from the source files a case watches (as "I <file>:<line>] <text>", no timestamp).
+Written once for TF 1.15 (record_task_output.py) and tfcluster (tests/unit/test_task_output.py);
+kept runnable on Python 3.7."""
+
+import os
+import re
+import subprocess
+import tempfile
+
+PROGRAMS = {
+    # SyncReplicasOptimizer logs its aggregation when made (and nothing when it builds ops).
+    "sync_replicas_logs_its_aggregation": (
+        (),
+        """
+import tensorflow as tf
+tf.logging.set_verbosity(tf.logging.INFO)
+w = tf.Variable(1.0)
+step = tf.train.get_or_create_global_step()
+opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1),
+                                     replicas_to_aggregate=3, total_num_replicas=2)
+train = opt.minimize(tf.square(w), global_step=step)
+tf.train.SyncReplicasOptimizer(tf.train.AdamOptimizer(), replicas_to_aggregate=1)
+print("> built")
+""",
+    ),
+    # log_device_placement: each node's stdout line, then its log line.
+    "placement_lines_one_node_at_a_time": (
+        ("placer.cc",),
+        """
+import sys
+import tensorflow as tf
+a = tf.constant(1.0, name="a")
+b = tf.constant(2.0, name="b")
+c = tf.add(a, b, name="c")
+d = tf.multiply(c, 3.0, name="d")
+with tf.Session(config=tf.ConfigProto(log_device_placement=True)) as s:
+    print(">", s.run(d))
+    sys.stdout.flush()
+""",
+    ),
+    # A traced step starts a profiler session: a local session's for HARDWARE_TRACE and
+    # FULL_TRACE, a task's master's for FULL_TRACE only, once per step however many tasks
+    # run it.
+    "traced_steps_start_a_profiler_session": (
+        ("profiler_session.cc",),
+        """
+import socket
+import sys
+import tensorflow as tf
+def port():
+    s = socket.socket(); s.bind(("localhost", 0)); p = s.getsockname()[1]; s.close(); return p
+cluster = tf.train.ClusterSpec({"worker": ["localhost:%d" % port()],
+                                "ps": ["localhost:%d" % port()]})
+worker = tf.train.Server(cluster, "worker", 0)
+ps = tf.train.Server(cluster, "ps", 0)
+levels = [tf.RunOptions.FULL_TRACE, tf.RunOptions.SOFTWARE_TRACE,
+          tf.RunOptions.HARDWARE_TRACE, tf.RunOptions.NO_TRACE, tf.RunOptions.FULL_TRACE]
+def steps(target, c):
+    with tf.Session(target) as sess:
+        for level in levels:
+            print("> run", level, sess.run(c, options=tf.RunOptions(trace_level=level),
+                                           run_metadata=tf.RunMetadata()))
+            sys.stdout.flush()
+        print("> untraced", sess.run(c))
+        sys.stdout.flush()
+with tf.Graph().as_default():
+    steps("", tf.add(tf.constant(1.0), 2.0))
+with tf.Graph().as_default():
+    with tf.device("/job:ps/task:0"):
+        a = tf.constant(1.0) * 3.0
+    with tf.device("/job:worker/task:0"):
+        steps(worker.target, tf.add(a, 2.0))
+""",
+    ),
+}
+
+_PLACEMENT = re.compile(r"^\S+: \(\w+\): /job:")
+_CPP_LOG = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: ([IWEF]) (\S+)\] (.*)$")
+
+
+def _kept(output, sources):
+    lines = []
+    for line in output.splitlines():
+        m = _CPP_LOG.match(line)
+        if m:
+            where = m.group(2).rsplit("/", 1)[-1]
+            if any(where.startswith(s) for s in sources):
+                lines.append(f"{m.group(1)} {where}] {m.group(3)}")
+        elif line.startswith(("INFO:tensorflow:", "> ")) or _PLACEMENT.match(line):
+            lines.append(line)
+    return lines
+
+
+def run_program(python, module, name, env=None):
+    """The kept lines of program `name` run as `python prog.py` (tensorflow -> module)."""
+    sources, body = PROGRAMS[name]
+    env = dict(os.environ if env is None else env, PYTHONWARNINGS="ignore")
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+    with tempfile.TemporaryDirectory() as where:
+        with open(os.path.join(where, "prog.py"), "w") as f:
+            f.write(body.replace("tensorflow", module))
+        out = subprocess.run(
+            [python, "prog.py"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=where,
+            timeout=300,
+        )
+    output = out.stdout.decode(errors="replace")
+    if out.returncode:
+        raise RuntimeError(output[-3000:])
+    return _kept(output, sources)

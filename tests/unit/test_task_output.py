@@ -1,0 +1,29 @@
+"""What a training task prints, stdout and stderr in one stream (a pod's log), against TF
+1.15's recorded runs (tests/tf_reference/record_task_output.py): SyncReplicasOptimizer's
+aggregation line when made, log_device_placement's stdout and log line one node at a time,
+and the "Profiler session started." line of a traced step (a local session's at
+HARDWARE_TRACE and FULL_TRACE, a task's master's at FULL_TRACE, once per step)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+from tf_reference.task_output_cases import PROGRAMS, run_program
+
+_DATA = os.path.join(os.path.dirname(__file__), "..", "tf_reference", "data", "task_output.json")
+with open(_DATA) as f:
+    _RECORDED = json.load(f)["cases"]
+
+
+def test_every_program_is_recorded() -> None:
+    assert sorted(PROGRAMS) == sorted(_RECORDED)
+
+
+@pytest.mark.parametrize("name", sorted(_RECORDED))
+def test_program_prints_what_tf_prints(name: str) -> None:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    assert run_program(sys.executable, "tfcluster", name, env=env) == _RECORDED[name]
