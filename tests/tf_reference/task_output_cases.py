@@ -78,6 +78,34 @@ with tf.Graph().as_default():
         steps(worker.target, tf.add(a, 2.0))
 """,
     ),
+    # A daemon thread (a queue runner's, a supervisor's service) blocked in a step on the
+    # process's own server when the main thread returns: the process ends with it blocked.
+    "daemon_thread_blocked_at_exit": (
+        (),
+        """
+import sys
+import threading
+import time
+import tensorflow as tf
+server = tf.train.Server.create_local_server()
+q = tf.FIFOQueue(2, tf.float32, shapes=[])
+dequeue = q.dequeue()
+sess = tf.Session(server.target)
+def body():
+    try:
+        sess.run(dequeue)
+        print("> dequeued")
+    except Exception as e:
+        print("> the daemon thread's step raised", type(e).__name__)
+    sys.stdout.flush()
+thread = threading.Thread(target=body)
+thread.daemon = True
+thread.start()
+time.sleep(1.0)
+print("> main returns")
+sys.stdout.flush()
+""",
+    ),
 }
 
 _PLACEMENT = re.compile(r"^\S+: \(\w+\): /job:")

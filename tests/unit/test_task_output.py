@@ -2,7 +2,8 @@
 1.15's recorded runs (tests/tf_reference/record_task_output.py): SyncReplicasOptimizer's
 aggregation line when made, log_device_placement's stdout and log line one node at a time,
 and the "Profiler session started." line of a traced step (a local session's at
-HARDWARE_TRACE and FULL_TRACE, a task's master's at FULL_TRACE, once per step)."""
+HARDWARE_TRACE and FULL_TRACE, a task's master's at FULL_TRACE, once per step); a daemon
+thread blocked in a step on the process's own server says nothing when the process exits."""
 
 from __future__ import annotations
 
