@@ -106,6 +106,27 @@ print("> main returns")
 sys.stdout.flush()
 """,
     ),
+    # A variable named "global_step" outside the GLOBAL_STEP collection: get_global_step
+    # finds its reference tensor, and the hooks' read of it adds no initialized_value.
+    "global_step_found_by_its_name": (
+        (),
+        """
+import sys
+import tensorflow as tf
+tf.logging.set_verbosity(tf.logging.INFO)
+step = tf.Variable(0, name="global_step", trainable=False)
+w = tf.Variable(2.0)
+found = tf.train.get_global_step()
+print(">", type(found).__name__, found.name, found.dtype)
+train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.square(w), global_step=found)
+before = len(tf.get_default_graph().get_operations())
+with tf.train.MonitoredTrainingSession(hooks=[tf.train.StopAtStepHook(last_step=3)]) as sess:
+    while not sess.should_stop():
+        print(">", sess.run([train, found])[1])
+print(">", [op.name for op in tf.get_default_graph().get_operations()[before:]][:3])
+sys.stdout.flush()
+""",
+    ),
 }
 
 _PLACEMENT = re.compile(r"^\S+: \(\w+\): /job:")

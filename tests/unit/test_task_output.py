@@ -3,7 +3,9 @@
 aggregation line when made, log_device_placement's stdout and log line one node at a time,
 and the "Profiler session started." line of a traced step (a local session's at
 HARDWARE_TRACE and FULL_TRACE, a task's master's at FULL_TRACE, once per step); a daemon
-thread blocked in a step on the process's own server says nothing when the process exits."""
+thread blocked in a step on the process's own server says nothing when the process exits; a
+variable named "global_step" outside the GLOBAL_STEP collection is found as its reference
+tensor (the hooks' read of it adds no initialized_value)."""
 
 from __future__ import annotations
 
