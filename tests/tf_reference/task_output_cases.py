@@ -127,6 +127,32 @@ print(">", [op.name for op in tf.get_default_graph().get_operations()[before:]][
 sys.stdout.flush()
 """,
     ),
+    # A session's first step waits for every task of the cluster, its master logging those
+    # that have not answered every 10 seconds (here the second worker starts after 11).
+    "master_logs_the_tasks_it_waits_for": (
+        ("master.cc",),
+        """
+import socket
+import sys
+import threading
+import time
+import tensorflow as tf
+def port():
+    s = socket.socket(); s.bind(("localhost", 0)); p = s.getsockname()[1]; s.close(); return p
+cluster = tf.train.ClusterSpec({"worker": ["localhost:%d" % port(), "localhost:%d" % port()]})
+server = tf.train.Server(cluster, "worker", 0)
+late = []
+def start_late():
+    time.sleep(11.0)
+    late.append(tf.train.Server(cluster, "worker", 1))
+threading.Thread(target=start_late, daemon=True).start()
+with tf.device("/job:worker/task:0"):
+    c = tf.constant(1.0) + 1.0
+sess = tf.Session(server.target)
+print(">", sess.run(c))
+sys.stdout.flush()
+""",
+    ),
 }
 
 _PLACEMENT = re.compile(r"^\S+: \(\w+\): /job:")

@@ -5,7 +5,9 @@ and the "Profiler session started." line of a traced step (a local session's at
 HARDWARE_TRACE and FULL_TRACE, a task's master's at FULL_TRACE, once per step); a daemon
 thread blocked in a step on the process's own server says nothing when the process exits; a
 variable named "global_step" outside the GLOBAL_STEP collection is found as its reference
-tensor (the hooks' read of it adds no initialized_value)."""
+tensor (the hooks' read of it adds no initialized_value); a session's first step logs the
+tasks it still waits for every 10 seconds ("CreateSession still waiting for response from
+worker: ...")."""
 
 from __future__ import annotations
 
