@@ -153,6 +153,36 @@ print(">", sess.run(c))
 sys.stdout.flush()
 """,
     ),
+    # SavedModelBuilder given the export directory as bytes (os.path.join of as_bytes parts).
+    "saved_model_builder_with_a_bytes_directory": (
+        (),
+        """
+import os
+import sys
+import tempfile
+import tensorflow as tf
+tf.logging.set_verbosity(tf.logging.INFO)
+where = tempfile.mkdtemp()
+os.chdir(where)
+export = os.path.join(tf.compat.as_bytes("models"), tf.compat.as_bytes("1"))
+x = tf.placeholder(tf.float32, [None, 2], name="x")
+w = tf.Variable(tf.ones([2, 1]))
+y = tf.matmul(x, w, name="y")
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    builder = tf.saved_model.builder.SavedModelBuilder(export)
+    builder.add_meta_graph_and_variables(sess, ["serve"])
+    path = builder.save()
+print(">", type(path).__name__, path)
+for root, dirs, files in sorted(os.walk("models")):
+    print(">", root, sorted(files))
+try:
+    tf.saved_model.builder.SavedModelBuilder(export)
+except AssertionError as e:
+    print(">", type(e).__name__, e)
+sys.stdout.flush()
+""",
+    ),
 }
 
 _PLACEMENT = re.compile(r"^\S+: \(\w+\): /job:")

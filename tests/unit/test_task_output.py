@@ -7,7 +7,8 @@ thread blocked in a step on the process's own server says nothing when the proce
 variable named "global_step" outside the GLOBAL_STEP collection is found as its reference
 tensor (the hooks' read of it adds no initialized_value); a session's first step logs the
 tasks it still waits for every 10 seconds ("CreateSession still waiting for response from
-worker: ...")."""
+worker: ..."); SavedModelBuilder takes its export directory as bytes (as TF's serving
+tutorial passes it) and its save() gives the path as bytes."""
 
 from __future__ import annotations
 
