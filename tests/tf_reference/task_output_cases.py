@@ -183,6 +183,53 @@ except AssertionError as e:
 sys.stdout.flush()
 """,
     ),
+    # train_and_evaluate run locally at DEBUG verbosity: the evaluation of the last
+    # checkpoint is the final export.
+    "train_and_evaluate_final_export_at_debug_verbosity": (
+        ("only logged:", "loss = ", "Saving dict", "Calling exporter", "Loss for final step"),
+        """
+import sys
+import tempfile
+import numpy as np
+import tensorflow as tf
+tf.logging.set_verbosity(tf.logging.DEBUG)
+def model_fn(features, labels, mode):
+    logits = tf.layers.dense(features["x"], 2)
+    loss = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+x = np.arange(16, dtype=np.float32).reshape(8, 2)
+y = np.array([0, 1] * 4, dtype=np.int32)
+est = tf.estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp(),
+                             config=tf.estimator.RunConfig(tf_random_seed=1))
+train = tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=4, num_epochs=None,
+                                           shuffle=False)
+test = tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=4, num_epochs=1,
+                                          shuffle=False)
+tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(train, max_steps=3),
+                                tf.estimator.EvalSpec(test))
+print("> done")
+sys.stdout.flush()
+""",
+    ),
+    # TF's own logging module, imported by path (SageMaker's script-mode examples do): its
+    # get_logger, which tf.logging does not export, is the "tensorflow" logger.
+    "tf_logging_module_by_path": (
+        (),
+        """
+import logging
+import sys
+import tensorflow as tf
+from tensorflow.python.platform import tf_logging
+logger = tf_logging.get_logger()
+print(">", logger.name, logger is tf.get_logger(), logger is logging.getLogger("tensor" + "flow"))
+print(">", hasattr(tf.logging, "get_logger"), tf_logging.INFO, tf_logging.get_verbosity())
+tf_logging.set_verbosity(tf_logging.INFO)
+logger.handlers = [logging.StreamHandler(sys.stdout)]
+tf_logging.info("> logged %d", 1)
+sys.stdout.flush()
+""",
+    ),
 }
 
 _PLACEMENT = re.compile(r"^\S+: \(\w+\): /job:")
@@ -190,14 +237,22 @@ _CPP_LOG = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: ([IWEF]) (\S+)\] (
 
 
 def _kept(output, sources):
+    """The lines to compare; `sources` names C++ source files whose log lines count and,
+    after an "only logged:" item, the starts of the only Python log messages that count."""
+    files = sources[: sources.index("only logged:")] if "only logged:" in sources else sources
+    messages = sources[len(files) + 1 :]
     lines = []
     for line in output.splitlines():
         m = _CPP_LOG.match(line)
         if m:
             where = m.group(2).rsplit("/", 1)[-1]
-            if any(where.startswith(s) for s in sources):
+            if any(where.startswith(s) for s in files):
                 lines.append(f"{m.group(1)} {where}] {m.group(3)}")
-        elif line.startswith(("INFO:tensorflow:", "> ")) or _PLACEMENT.match(line):
+        elif line.startswith(("INFO:tensorflow:", "DEBUG:tensorflow:")):
+            message = line.split(":", 2)[2]
+            if message.startswith(messages) if messages else line.startswith("INFO"):
+                lines.append(line)
+        elif line.startswith("> ") or _PLACEMENT.match(line):
             lines.append(line)
     return lines
 

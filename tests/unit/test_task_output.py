@@ -8,7 +8,8 @@ variable named "global_step" outside the GLOBAL_STEP collection is found as its 
 tensor (the hooks' read of it adds no initialized_value); a session's first step logs the
 tasks it still waits for every 10 seconds ("CreateSession still waiting for response from
 worker: ..."); SavedModelBuilder takes its export directory as bytes (as TF's serving
-tutorial passes it) and its save() gives the path as bytes."""
+tutorial passes it) and its save() gives the path as bytes; train_and_evaluate logs the final
+export at DEBUG verbosity; tensorflow.python.platform.tf_logging has TF's get_logger."""
 
 from __future__ import annotations
 

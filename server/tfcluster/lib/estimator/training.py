@@ -152,6 +152,8 @@ class _Evaluator:
                     is_the_final_export=final,
                 )
             )
+        if final:
+            logging.debug("Calling exporter with the `is_the_final_export=True`.")
         return "evaluated"
 
 
