@@ -230,10 +230,78 @@ tf_logging.info("> logged %d", 1)
 sys.stdout.flush()
 """,
     ),
+    # A local session's config may carry device_filters (an Estimator's distributed
+    # session_config does): a local session has this process's devices and ignores them.
+    "local_session_ignores_device_filters": (
+        (),
+        """
+import sys
+import tensorflow as tf
+c = tf.constant(1.0) + 1.0
+with tf.Session(config=tf.ConfigProto(device_filters=["/job:ps", "/job:master"])) as s:
+    print(">", s.run(c))
+sys.stdout.flush()
+""",
+    ),
+    # train_and_evaluate as the `master` task of TF_CONFIG's cluster (its ps served by the
+    # same process): RunConfig logs TF_CONFIG, the task starts its server, trains, and
+    # evaluates after its checkpoints (its evaluation's local session ignoring the config's
+    # device_filters).
+    "train_and_evaluate_as_the_master_task": (
+        (
+            "only logged:",
+            "TF_CONFIG environment variable",
+            "Start Tensorflow server",
+            "Skip starting Tensorflow server",
+            "loss = ",
+            "Saving dict",
+            "Calling exporter",
+            "Loss for final step",
+        ),
+        """
+import json
+import os
+import socket
+import sys
+import tempfile
+import numpy as np
+import tensorflow as tf
+tf.logging.set_verbosity(tf.logging.DEBUG)
+def port():
+    s = socket.socket(); s.bind(("localhost", 0)); p = s.getsockname()[1]; s.close(); return p
+cluster = {"master": ["localhost:%d" % port()], "ps": ["localhost:%d" % port()]}
+os.environ["TF_CONFIG"] = json.dumps({"cluster": cluster,
+                                      "task": {"type": "master", "index": 0},
+                                      "environment": "cloud"})
+ps = tf.train.Server(tf.train.ClusterSpec(cluster), "ps", 0)
+def model_fn(features, labels, mode):
+    logits = tf.layers.dense(features["x"], 2)
+    loss = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+x = np.arange(16, dtype=np.float32).reshape(8, 2)
+y = np.array([0, 1] * 4, dtype=np.int32)
+config = tf.estimator.RunConfig(tf_random_seed=1)
+print(">", config.task_type, config.is_chief, list(config.session_config.device_filters))
+est = tf.estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp(), config=config)
+train = tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=4, num_epochs=None,
+                                           shuffle=False)
+test = tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=4, num_epochs=1,
+                                          shuffle=False)
+print(">", tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(train, max_steps=3),
+                                           tf.estimator.EvalSpec(test)))
+evaluated = os.listdir(os.path.join(est.model_dir, "eval")) != []
+print(">", sorted(os.listdir(est.model_dir))[:2], evaluated)
+sys.stdout.flush()
+""",
+    ),
 }
 
 _PLACEMENT = re.compile(r"^\S+: \(\w+\): /job:")
 _CPP_LOG = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: ([IWEF]) (\S+)\] (.*)$")
+
+
+_PORT = re.compile(r"localhost:\d+")
 
 
 def _kept(output, sources):
@@ -243,6 +311,7 @@ def _kept(output, sources):
     messages = sources[len(files) + 1 :]
     lines = []
     for line in output.splitlines():
+        line = _PORT.sub("localhost:<port>", line)
         m = _CPP_LOG.match(line)
         if m:
             where = m.group(2).rsplit("/", 1)[-1]

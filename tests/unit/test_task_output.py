@@ -9,7 +9,10 @@ tensor (the hooks' read of it adds no initialized_value); a session's first step
 tasks it still waits for every 10 seconds ("CreateSession still waiting for response from
 worker: ..."); SavedModelBuilder takes its export directory as bytes (as TF's serving
 tutorial passes it) and its save() gives the path as bytes; train_and_evaluate logs the final
-export at DEBUG verbosity; tensorflow.python.platform.tf_logging has TF's get_logger."""
+export at DEBUG verbosity; tensorflow.python.platform.tf_logging has TF's get_logger; a local
+session ignores ConfigProto.device_filters; train_and_evaluate as TF_CONFIG's `master` task
+logs TF_CONFIG, starts its server ("Start Tensorflow server.") and evaluates after its
+checkpoints."""
 
 from __future__ import annotations
 

@@ -78,6 +78,10 @@ class Master:
         merged.CopyFrom(self.default_config)
         if config is not None:
             merged.MergeFrom(config)
+        if self.direct_session:
+            # A local session has this process's devices only: TF's DirectSession ignores
+            # ConfigProto.device_filters (an Estimator's distributed config has them).
+            merged.ClearField("device_filters")
         gpu.configure_memory(merged.gpu_options)
         if merged.isolate_session_state and self.sessions_share_resources:
             raise errors.UnimplementedError(
