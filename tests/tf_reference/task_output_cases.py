@@ -295,6 +295,23 @@ print(">", sorted(os.listdir(est.model_dir))[:2], evaluated)
 sys.stdout.flush()
 """,
     ),
+    # model_to_estimator given a compiled Keras model says which model it uses.
+    "model_to_estimator_with_a_keras_model": (
+        ("only logged:", "Using the Keras model", "Loading models", "Using default config"),
+        """
+import sys
+import tempfile
+import tensorflow as tf
+tf.logging.set_verbosity(tf.logging.INFO)
+model = tf.keras.Sequential()
+model.add(tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)))
+model.add(tf.keras.layers.Dense(1, activation="sigmoid"))
+model.compile(loss="binary_crossentropy", optimizer=tf.train.GradientDescentOptimizer(0.2))
+est = tf.keras.estimator.model_to_estimator(keras_model=model, model_dir=tempfile.mkdtemp())
+print(">", type(est).__name__)
+sys.stdout.flush()
+""",
+    ),
 }
 
 _PLACEMENT = re.compile(r"^\S+: \(\w+\): /job:")

@@ -12,7 +12,7 @@ tutorial passes it) and its save() gives the path as bytes; train_and_evaluate l
 export at DEBUG verbosity; tensorflow.python.platform.tf_logging has TF's get_logger; a local
 session ignores ConfigProto.device_filters; train_and_evaluate as TF_CONFIG's `master` task
 logs TF_CONFIG, starts its server ("Start Tensorflow server.") and evaluates after its
-checkpoints."""
+checkpoints; model_to_estimator logs "Using the Keras model provided."."""
 
 from __future__ import annotations
 
