@@ -22,7 +22,7 @@ from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_grap
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import session_ops
 from tfcluster.protos import config_pb2
-from tfcluster.runtime import allocator
+from tfcluster.runtime import allocator, serving_state
 from tfcluster.runtime.graph_ir import Node, node_from_operation
 
 
@@ -165,6 +165,7 @@ class BaseSession:
         try:
             values, stats = self._run_step(handle, feeds, handler, options)
         except errors.OpError as e:
+            serving_state.wait_out_exit_in_daemon_thread()
             raise error_interpolation.with_graph_context(e, self._graph)  # noqa: B904 (TF's chain)
         if run_metadata is not None:
             _fill_run_metadata(run_metadata, stats)
@@ -337,6 +338,7 @@ class BaseSession:
             try:
                 values, stats = self._run_step(handle, feeds, handler, options)
             except errors.OpError as e:
+                serving_state.wait_out_exit_in_daemon_thread()
                 if not with_context:
                     raise
                 raise error_interpolation.with_graph_context(e, self._graph)  # noqa: B904

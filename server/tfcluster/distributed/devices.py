@@ -6,11 +6,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from tfcluster.distributed.interfaces import WorkerCacheInterface
 from tfcluster.framework import errors
+from tfcluster.runtime import cpp_log
 from tfcluster.runtime import placement as placing
+
+# How often a master logs the tasks it still waits for when it creates a session (TF's
+# kLoggingPeriodMs), and where TF's log says the line comes from.
+WAITING_LOG_PERIOD = 10.0
+_WAITING_WHERE = "tensorflow/core/distributed_runtime/master.cc:268"
 
 
 class ClusterDevices:
@@ -32,6 +38,7 @@ class ClusterDevices:
         """The devices of `tasks` (None: every task of the cluster)."""
         wanted = list(self._worker_cache.tasks() if tasks is None else tasks)
         futures = [self._asked(task, deadline) for task in wanted]
+        _wait_logging_the_pending(wanted, futures, deadline)
         out = []
         for task, f in zip(wanted, futures):
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -62,6 +69,33 @@ class ClusterDevices:
             counts[d.device_type] = counts.get(d.device_type, 0) + 1
         job, index = _parse_task(task)
         return placing.TaskDevices(job, index, counts)
+
+
+def _wait_logging_the_pending(
+    tasks: Sequence[str], futures: Sequence[Future[placing.TaskDevices]], deadline: float | None
+) -> None:
+    """Waits for the tasks' answers until the deadline, logging the tasks that have not
+    answered every WAITING_LOG_PERIOD seconds, as TF 1.15's master does while it creates a
+    session ("CreateSession still waiting for response from worker: /job:...")."""
+    while True:
+        pending = [f for f in futures if not f.done()]
+        if not pending:
+            return
+        period = WAITING_LOG_PERIOD
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            period = min(period, left)
+        wait(pending, timeout=period)
+        if deadline is not None and time.monotonic() >= deadline:
+            return
+        for task, f in zip(tasks, futures):
+            if not f.done():
+                cpp_log.info(
+                    _WAITING_WHERE,
+                    f"CreateSession still waiting for response from worker: {task}\n",
+                )
 
 
 def filtered_tasks(tasks: Sequence[str], device_filters: Sequence[str]) -> list[str]:

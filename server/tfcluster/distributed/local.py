@@ -37,6 +37,7 @@ def new_local_master(cpus: int = 1) -> Master:
     worker = Worker(LOCAL_TASK, cpus=cpus)
     master = Master(LocalWorkerCache(worker), LOCAL_TASK)
     master.sessions_share_resources = False  # isolate_session_state holds by construction
+    master.direct_session = True
     return master
 
 

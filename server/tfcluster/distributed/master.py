@@ -10,6 +10,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tfcluster.distributed import profiler_log
 from tfcluster.distributed.devices import ClusterDevices
 from tfcluster.distributed.interfaces import (
     DeviceInfo,
@@ -55,6 +56,8 @@ class Master:
         # Whether its sessions share the workers' resources (variables, queues): a task's
         # master does; an engine made for one local session (distributed/local.py) does not.
         self.sessions_share_resources = True
+        # Whether it stands for a local session (TF's DirectSession), not a task's master.
+        self.direct_session = False
         self.session_gc_seconds = session_gc_seconds
         self.max_plans_per_session = max_plans_per_session
         # handle -> why it is gone, for sessions the collector closed.
@@ -75,6 +78,10 @@ class Master:
         merged.CopyFrom(self.default_config)
         if config is not None:
             merged.MergeFrom(config)
+        if self.direct_session:
+            # A local session has this process's devices only: TF's DirectSession ignores
+            # ConfigProto.device_filters (an Estimator's distributed config has them).
+            merged.ClearField("device_filters")
         gpu.configure_memory(merged.gpu_options)
         if merged.isolate_session_state and self.sessions_share_resources:
             raise errors.UnimplementedError(
@@ -125,7 +132,9 @@ class Master:
         targets: Sequence[str],
         options: config_pb2.RunOptions | None = None,
     ) -> tuple[list[Any], step_stats_pb2.StepStats | None]:
-        return self.session(handle).run(feeds, fetches, targets, options)
+        session = self.session(handle)
+        profiler_log.step_starting(options, self.direct_session)
+        return session.run(feeds, fetches, targets, options)
 
     def run_step_relayed(
         self,
@@ -137,7 +146,9 @@ class Master:
         relay: StepRelay,
     ) -> tuple[list[Any] | ForwardedTensors, step_stats_pb2.StepStats | None]:
         """A step for a transport that relays tensors (see MasterSession.run_relayed)."""
-        return self.session(handle).run_relayed(feeds, fetches, targets, options, relay)
+        session = self.session(handle)
+        profiler_log.step_starting(options, self.direct_session)
+        return session.run_relayed(feeds, fetches, targets, options, relay)
 
     def close_session(self, handle: str) -> None:
         with self._lock:

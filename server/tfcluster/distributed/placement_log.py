@@ -180,11 +180,11 @@ def placement_text(
 
 
 def print_placement(text: str) -> None:
-    if not text:
-        return
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    """Each node's line on stdout, then the same line in the log, node after node (as TF's
+    placer prints and logs them: one stream holding both has them interleaved)."""
     for line in text.splitlines():
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
         _log("placer.cc:54", line + "\n")
 
 

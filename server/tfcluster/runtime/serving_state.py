@@ -24,3 +24,19 @@ def server_stopped() -> None:
 
 def serving() -> bool:
     return _servers > 0
+
+
+# Set when the interpreter exits with servers started (their stop cancels the steps they run).
+_exiting = threading.Event()
+
+
+def interpreter_exiting() -> None:
+    _exiting.set()
+
+
+def wait_out_exit_in_daemon_thread() -> None:
+    """A daemon thread whose step failed while the interpreter exits (the process's servers
+    stopped under it) waits for the end instead of reporting the error: in TF its call stays
+    blocked until the process is gone, so a queue runner or supervisor service says nothing."""
+    if _exiting.is_set() and threading.current_thread().daemon:
+        threading.Event().wait()

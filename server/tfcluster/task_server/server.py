@@ -334,6 +334,7 @@ class _LiveServers:
             self._servers.discard(server)
 
     def _stop_all(self) -> None:
+        serving_state.interpreter_exiting()
         with self._lock:
             servers = list(self._servers)
         for server in servers:

@@ -11,6 +11,7 @@ for an old step are dropped by the accumulators.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +35,8 @@ from tfcluster.training.queue_runner import QueueRunner
 from tfcluster.training.session_manager import _ready
 from tfcluster.training.session_run_hook import SessionRunHook
 
+_log = logging.getLogger("tensorflow")
+
 
 class SyncReplicasOptimizer(Optimizer):
     def __init__(
@@ -51,6 +54,11 @@ class SyncReplicasOptimizer(Optimizer):
         if replicas_to_aggregate < 1:
             raise ValueError(f"replicas_to_aggregate must be positive, got {replicas_to_aggregate}")
         super().__init__(use_locking, name)
+        _log.info(
+            "SyncReplicasV2: replicas_to_aggregate=%s; total_num_replicas=%s",
+            replicas_to_aggregate,
+            total_num_replicas,
+        )
         self._opt = opt
         # An ExponentialMovingAverage the chief applies to these variables after each update.
         self._variable_averages = variable_averages

@@ -35,18 +35,10 @@ def assert_global_step(global_step_tensor: Any) -> None:
         raise TypeError(f'Existing "global_step" is not scalar: {shape}')
 
 
-def _variable_for(graph: Graph, tensor: Tensor) -> Any:
-    """The tf.Variable whose reference is `tensor`, if the graph made one (else the tensor)."""
-    for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + graph.get_collection(
-        GraphKeys.LOCAL_VARIABLES
-    ):
-        if getattr(v, "_ref", None) is not None and v._ref() is tensor:
-            return v
-    return tensor
-
-
 def get_global_step(graph: Graph | None = None) -> Any:
-    """The GLOBAL_STEP collection's variable, else the tensor named 'global_step:0', else None."""
+    """The GLOBAL_STEP collection's variable, else the tensor named 'global_step:0' (a
+    variable made by that name is found as its reference tensor, as TF 1.15 finds it), else
+    None."""
     graph = graph or get_default_graph()
     found = graph.get_collection(GraphKeys.GLOBAL_STEP)
     if len(found) > 1:
@@ -55,10 +47,9 @@ def get_global_step(graph: Graph | None = None) -> Any:
         step = found[0]
     else:
         try:
-            tensor = graph.get_tensor_by_name("global_step:0")
+            step = graph.get_tensor_by_name("global_step:0")
         except (KeyError, ValueError):
             return None
-        step = _variable_for(graph, tensor)
     assert_global_step(step)
     return step
 

@@ -227,6 +227,8 @@ def model_to_estimator(
     if not keras_model:
         logging.info("Loading models from %s", keras_model_path)
         keras_model = models.load_model(keras_model_path, custom_objects=custom_objects)
+    else:
+        logging.info("Using the Keras model provided.")
     if checkpoint_format == "checkpoint":
         raise backend.unimplemented(
             'tf.keras.estimator.model_to_estimator(checkpoint_format="checkpoint") '

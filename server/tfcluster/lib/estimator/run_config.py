@@ -110,6 +110,8 @@ class RunConfig:
         for k, v in values.items():
             setattr(self, "_" + k, v)
         tf_config = _tf_config()
+        if tf_config:
+            logging.info("TF_CONFIG environment variable: %s", tf_config)
         if self._train_distribute or self._eval_distribute or self._experimental_distribute:
             self._init_with_strategies(tf_config)
         else:

@@ -152,6 +152,8 @@ class _Evaluator:
                     is_the_final_export=final,
                 )
             )
+        if final:
+            logging.debug("Calling exporter with the `is_the_final_export=True`.")
         return "evaluated"
 
 
@@ -195,13 +197,40 @@ class _EvaluateAfterCheckpoint(CheckpointSaverListener):
 
 
 def _start_server(config: Any) -> Any:
+    """TF 1.15's _start_std_server: this task's server, with only the GPU options of the
+    session config (None: a one-task trainer's cluster needs none)."""
+    from tfcluster.protos import config_pb2
     from tfcluster.task_server.server import Server
 
+    if not config.cluster_spec or not config.task_type or config.task_id is None:
+        raise RuntimeError(
+            "Could not start server; be sure to specify cluster_spec, task_type, and task in "
+            "RunConfig or set the TF_CONFIG environment variable."
+        )
+    if not config.master:
+        jobs = config.cluster_spec.jobs
+        if (
+            len(jobs) == 1
+            and len(config.cluster_spec.job_tasks(jobs[0])) == 1
+            and config.task_type in (TaskType.CHIEF, TaskType.WORKER, TaskType.MASTER)
+        ):
+            logging.info(
+                "Skip starting Tensorflow server as there is only one node in the cluster."
+            )
+            return None
+        raise RuntimeError(
+            "Could not start server; be sure to specify master in RunConfig or set the "
+            "TF_CONFIG environment variable."
+        )
+    logging.info("Start Tensorflow server.")
+    session_config = config_pb2.ConfigProto(log_device_placement=False)
+    if config.session_config is not None:
+        session_config.gpu_options.CopyFrom(config.session_config.gpu_options)
     server = Server(
         config.cluster_spec,
         job_name=config.task_type,
         task_index=config.task_id,
-        config=config.session_config,
+        config=session_config,
         start=False,
         protocol=config.protocol,
     )
@@ -253,8 +282,16 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: E
         if delay > 0:
             logging.info("Waiting %d secs before starting training.", delay)
             time.sleep(delay)
+    listeners = []
+    if config.task_type == TaskType.MASTER:
+        # A master evaluates (and exports) after its checkpoints, as a local run does.
+        evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
+        listeners.append(_EvaluateAfterCheckpoint(evaluator, eval_spec.throttle_secs))
     estimator.train(
-        input_fn=train_spec.input_fn, max_steps=train_spec.max_steps, hooks=list(train_spec.hooks)
+        input_fn=train_spec.input_fn,
+        max_steps=train_spec.max_steps,
+        hooks=list(train_spec.hooks),
+        saving_listeners=listeners,
     )
     return None
 

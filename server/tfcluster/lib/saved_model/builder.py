@@ -74,17 +74,18 @@ def _asset_filename(path: str, taken: Mapping[str, str]) -> str:
 
 
 class SavedModelBuilder:
-    def __init__(self, export_dir: str) -> None:
+    def __init__(self, export_dir: str | bytes) -> None:
         self._saved_model = saved_model_pb2.SavedModel(
             saved_model_schema_version=constants.SAVED_MODEL_SCHEMA_VERSION
         )
-        self._export_dir = os.fspath(export_dir)
+        given = os.fspath(export_dir)  # str or bytes (TF's own tutorials pass bytes)
+        self._export_dir = os.fsdecode(given)
         if os.path.exists(self._export_dir):
             if os.listdir(self._export_dir):
                 raise AssertionError(
                     f"Export directory already exists, and isn't empty. Please choose a "
                     f"different export directory, or delete all the contents of the specified "
-                    f"directory: {self._export_dir}"
+                    f"directory: {given!s}"
                 )
         else:
             os.makedirs(self._export_dir)

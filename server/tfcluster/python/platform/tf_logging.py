@@ -1,5 +1,6 @@
-"""tensorflow.python.platform.tf_logging: tfcluster.api.logging."""
+"""tensorflow.python.platform.tf_logging: tfcluster.lib.platform.tf_logging's names (get_logger
+too, which tf.logging does not export), its functions tf.logging's own."""
 
-from tfcluster.python._alias import alias
+from tfcluster.python._alias import fill_with_face_functions
 
-alias(__name__, "tfcluster.api.logging")
+fill_with_face_functions(__name__, "tfcluster.lib.platform.tf_logging", "logging")
