@@ -5,6 +5,7 @@ integers to ids, with out-of-vocabulary keys hashed into extra buckets (Fingerpr
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -150,6 +151,11 @@ class TableInitializerBase:
     def initialize(self, table: Any) -> Operation:
         raise NotImplementedError
 
+    @property
+    def _shared_name(self) -> str:
+        """The name a table it fills shares its resource by ("": the table makes one)."""
+        return ""
+
 
 class KeyValueTensorInitializer(TableInitializerBase):
     """Fills a table from a keys tensor and a values tensor (one value per key)."""
@@ -201,6 +207,7 @@ class TextFileInitializer(TableInitializerBase):
         if vocab_size is not None and vocab_size <= 0:
             raise ValueError(f"Invalid vocab_size {vocab_size}.")
         self._filename = filename
+        self._filename_arg = filename
         self._key_index = key_index
         self._value_index = value_index
         self._vocab_size = vocab_size
@@ -227,6 +234,23 @@ class TextFileInitializer(TableInitializerBase):
             add_to_collection(GraphKeys.ASSET_FILEPATHS, filename)
         return op
 
+    @property
+    def _shared_name(self) -> str:
+        # TF 1.15's: tables filled from one file alike share one resource. (%-formatting on
+        # purpose: TF formats the filename argument as given, bytes and tensors too.)
+        if self._vocab_size:
+            return "hash_table_%s_%d_%s_%s" % (  # noqa: UP031
+                self._filename_arg,
+                self._vocab_size,
+                self._key_index,
+                self._value_index,
+            )
+        return "hash_table_%s_%s_%s" % (  # noqa: UP031
+            self._filename_arg,
+            self._key_index,
+            self._value_index,
+        )
+
 
 class HashTable:
     """A table of keys to values fixed by its initializer; default_value for missing keys."""
@@ -245,11 +269,15 @@ class HashTable:
         self._key_dtype = initializer.key_dtype
         self._value_dtype = initializer.value_dtype
         self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
+        if not shared_name:
+            # As TF 1.15: a table always has a shared name (its file's, else a fresh one), so
+            # that every kernel and session on its device reads the one resource.
+            shared_name = initializer._shared_name or f"hash_table_{uuid.uuid4()}"
         self._handle = make_op(
             "HashTableV2",
             [],
             {
-                "shared_name": shared_name or "",
+                "shared_name": shared_name,
                 "use_node_name_sharing": False,
                 "key_dtype": initializer.key_dtype,
                 "value_dtype": initializer.value_dtype,
