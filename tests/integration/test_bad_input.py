@@ -382,6 +382,12 @@ def graphs(draw: Any) -> list[node_def_pb2.NodeDef]:
     return [_random_node(draw, i) for i in range(draw(st.integers(1, 4)))]
 
 
+def _kernelless_op_with_undecodable_attr() -> node_def_pb2.NodeDef:
+    nd = node_def_pb2.NodeDef(name="n0", op="QuantizedConv2DAndRelu")
+    nd.attr["T"].s = b"\x80"
+    return nd
+
+
 def _concat_with_infinite_n() -> node_def_pb2.NodeDef:
     nd = node_def_pb2.NodeDef(name="n0", op="ConcatV2")
     nd.attr["T"].type = types_pb2.DT_FLOAT
@@ -392,6 +398,8 @@ def _concat_with_infinite_n() -> node_def_pb2.NodeDef:
 @FUZZ
 @given(nodes=graphs(), fetch_last=st.booleans())
 @example(nodes=[_concat_with_infinite_n()], fetch_last=False)  # int(inf) while binding a kernel
+# An op TF defines without any kernel, an attr that is not UTF-8: the placer's error names it.
+@example(nodes=[_kernelless_op_with_undecodable_attr()], fetch_last=False)
 # A fetched resource (an iterator) has no bytes to send: InvalidArgument, not INTERNAL.
 @example(nodes=[node_def_pb2.NodeDef(name="n0", op="IteratorV2")], fetch_last=True)
 # Abort may not end a task server's process: PermissionDenied, and the server serves on.

@@ -223,10 +223,7 @@ def _check_some_kernel(
             continue
         if any(kernel_table.supports(node.op, kind, node.attrs) for kind in types):
             continue
-        attrs = ", ".join(
-            f"{key}={attr_summaries.summarize_attr_value(_as_tf_attr(value))}"
-            for key, value in sorted(node.attrs.items())
-        )
+        attrs = ", ".join(f"{key}={_summary(value)}" for key, value in sorted(node.attrs.items()))
         raise errors.InvalidArgumentError(
             None,
             None,
@@ -242,6 +239,16 @@ def _check_some_kernel(
 # What tfcluster's function attrs carry beside TF's (the function's body), left out of what TF
 # prints of them.
 _FUNCTION_BODY_ATTRS = ("graph_def", "exports", "accumulate", "sliced_captures")
+
+
+def _summary(value: object) -> str:
+    """An attr's value as TF's error message writes it; a value no AttrValue holds (a
+    client's malformed string, undecodable bytes) as its repr: the error must still be
+    InvalidArgument."""
+    try:
+        return attr_summaries.summarize_attr_value(_as_tf_attr(value))
+    except (TypeError, ValueError, UnicodeError):
+        return repr(value)
 
 
 def _as_tf_attr(value: object) -> attr_value_pb2.AttrValue:
