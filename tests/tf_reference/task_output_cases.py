@@ -346,7 +346,9 @@ def _kept(output, sources):
 def run_program(python, module, name, env=None):
     """The kept lines of program `name` run as `python prog.py` (tensorflow -> module)."""
     sources, body = PROGRAMS[name]
-    env = dict(os.environ if env is None else env, PYTHONWARNINGS="ignore")
+    # Unbuffered, as recorded (and as a pod's log shows a task): stdout and stderr interleave
+    # line by line as the program prints them.
+    env = dict(os.environ if env is None else env, PYTHONWARNINGS="ignore", PYTHONUNBUFFERED="1")
     env.pop("TF_CPP_MIN_LOG_LEVEL", None)
     with tempfile.TemporaryDirectory() as where:
         with open(os.path.join(where, "prog.py"), "w") as f:

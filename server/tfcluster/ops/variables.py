@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 import inspect
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,6 +42,7 @@ from tfcluster.ops.control_flow_ops import group, no_op
 from tfcluster.ops.op_util import make_op
 from tfcluster.ops.save_slice_info import SaveSliceInfo, slice_info_to_proto
 from tfcluster.protos import variable_pb2
+from tfcluster.settings import environment
 
 
 class VariableSynchronization(enum.Enum):
@@ -737,7 +737,7 @@ def report_uninitialized_variables(
         for v in var_list:
             with colocate_with(v.op):
                 flags.append(state_ops.is_variable_initialized(v))
-        with device(os.environ.get("TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING", "/cpu:0")):
+        with device(environment.uninitialized_reporting_device()):
             if not var_list:
                 return constant_op.constant([], dtype=dtypes.string)
             not_initialized = math_ops.logical_not(array_ops.stack(flags))

@@ -27,6 +27,8 @@ and the variables TensorFlow itself reads, with its meaning:
 
   TF_FORWARD_COMPATIBILITY_DELTA_DAYS   moves tf.compat's forward-compatibility horizon
   TEST_TMPDIR                 where tf.test.get_temp_dir makes its folder
+  TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING   the device report_uninitialized_variables
+                              places its ops on ("/cpu:0" unset)
   TF_CONFIG                   the cluster and this task, as JSON (tf.estimator.RunConfig,
                               TFConfigClusterResolver)
   GRPC_VERBOSITY              gRPC's log level: `import tfcluster` sets ERROR unless it is set
@@ -136,6 +138,14 @@ def forward_compatibility_delta_days(environ: Mapping[str, str] | None = None) -
 def test_tmpdir(environ: Mapping[str, str] | None = None) -> str:
     """TEST_TMPDIR as written ('' when unset)."""
     return _env(environ).get(TEST_TMPDIR_ENV, "")
+
+
+UNINITIALIZED_REPORTING_DEVICE_ENV = "TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING"
+
+
+def uninitialized_reporting_device(environ: Mapping[str, str] | None = None) -> str:
+    """The device report_uninitialized_variables places its ops on ("/cpu:0" unset)."""
+    return _env(environ).get(UNINITIALIZED_REPORTING_DEVICE_ENV, "/cpu:0")
 
 
 TEST_REPORT_FILE_PREFIX_ENV = "TEST_REPORT_FILE_PREFIX"
