@@ -5,36 +5,9 @@ rnn_cell_impl, so its public names, tf.nn.rnn_cell's very classes."""
 from __future__ import annotations
 
 from tfcluster.python._private_module import module_getattr
-from tfcluster.python.ops.rnn_cell_impl import (
-    ASSERT_LIKE_RNNCELL_ERROR_REGEXP,
-    BasicLSTMCell,
-    BasicRNNCell,
-    DeviceWrapper,
-    DropoutWrapper,
-    GRUCell,
-    LayerRNNCell,
-    LSTMCell,
-    LSTMStateTuple,
-    MultiRNNCell,
-    ResidualWrapper,
-    RNNCell,
-    assert_like_rnncell,
-)
+from tfcluster.python.ops import rnn_cell_impl as _impl
 
-__all__ = [
-    "ASSERT_LIKE_RNNCELL_ERROR_REGEXP",
-    "BasicLSTMCell",
-    "BasicRNNCell",
-    "DeviceWrapper",
-    "DropoutWrapper",
-    "GRUCell",
-    "LSTMCell",
-    "LSTMStateTuple",
-    "LayerRNNCell",
-    "MultiRNNCell",
-    "RNNCell",
-    "ResidualWrapper",
-    "assert_like_rnncell",
-]
+__all__ = [name for name in _impl.__all__ if not name.startswith("_")]
+globals().update({name: getattr(_impl, name) for name in __all__})
 
 __getattr__ = module_getattr("python.ops.rnn_cell")
